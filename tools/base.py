@@ -1,0 +1,219 @@
+"""The tool contract and ``build_tool``: a definition laid over fail-closed defaults.
+
+A tool defined with only a name, an input model and ``call`` is: enabled, NOT read-only,
+NOT concurrency-safe, NOT destructive, not deferred, with a finite result limit, and its own
+permission check says "no objection" (the general engine has already judged). So it runs
+serially and asks before it runs.
+
+Traits (``is_read_only``, ``is_concurrency_safe``, ``is_destructive``) may be given as a value
+or as a function of the parsed input; ``build_tool`` normalises both to functions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from permissions.types import ToolKind, Verdict
+from tools.context import ToolUseContext
+from tools.result import ContentBlock, ToolResult, ValidationError
+
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "ProgressFn",
+    "Tool",
+    "build_tool",
+    "default_to_content",
+]
+
+DEFAULT_MAX_RESULT_CHARS = 50_000
+
+InT = TypeVar("InT", bound=BaseModel)
+ProgressFn = Callable[[Any], None]
+Trait = bool | Callable[[Any], bool]
+
+
+def _const(value: bool) -> Callable[[Any], bool]:
+    def trait(_input: Any) -> bool:
+        return value
+
+    return trait
+
+
+def _as_trait(value: Trait) -> Callable[[Any], bool]:
+    return value if callable(value) else _const(bool(value))
+
+
+def default_to_content(data: Any) -> str | list[ContentBlock]:
+    """Serialise a tool's data into tool_result content: strings pass, models become JSON."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, list) and all(isinstance(b, dict) and "type" in b for b in data):
+        return data
+    if isinstance(data, BaseModel):
+        return data.model_dump_json(exclude_none=True)
+    import json
+
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+async def _no_objection(_input: Any, _ctx: ToolUseContext) -> Verdict | None:
+    return None
+
+
+async def _no_validation(_input: Any, _ctx: ToolUseContext) -> ValidationError | None:
+    return None
+
+
+def _no_paths(_input: Any, _ctx: ToolUseContext) -> tuple[Path, ...]:
+    return ()
+
+
+def _identity_backfill(inp: Any, _ctx: ToolUseContext) -> Any:
+    return inp
+
+
+def _always_enabled() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Tool(Generic[InT]):
+    """A built tool. Create with :func:`build_tool`, never directly."""
+
+    name: str
+    input_model: type[InT]
+    call: Callable[[InT, ToolUseContext, ProgressFn], Awaitable[ToolResult]]
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    search_hint: str = ""
+    # traits (normalised to functions of the parsed input)
+    is_read_only: Callable[[InT], bool] = field(default=_const(False))
+    is_concurrency_safe: Callable[[InT], bool] = field(default=_const(False))
+    is_destructive: Callable[[InT], bool] = field(default=_const(False))
+    is_enabled: Callable[[], bool] = _always_enabled
+    should_defer: bool = False
+    is_mcp: bool = False
+    max_result_size_chars: float = DEFAULT_MAX_RESULT_CHARS
+    # validation and permissions
+    validate_input: Callable[[InT, ToolUseContext], Awaitable[ValidationError | None]] = (
+        _no_validation
+    )
+    check_permissions: Callable[[InT, ToolUseContext], Awaitable[Verdict | None]] = _no_objection
+    permission_kind: ToolKind = ToolKind.GENERIC
+    permission_paths: Callable[[InT, ToolUseContext], tuple[Path, ...]] = _no_paths
+    backfill_input: Callable[[InT, ToolUseContext], InT] = _identity_backfill
+    # presentation
+    to_content: Callable[[Any], str | list[ContentBlock]] = default_to_content
+    render_call: Callable[[InT], str] | None = None
+    render_progress: Callable[[Any], str] | None = None
+    render_result: Callable[[Any], str] | None = None
+    input_schema_override: dict[str, Any] | None = None  # MCP tools bring their own schema
+
+    @property
+    def all_names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    def input_schema(self) -> dict[str, Any]:
+        if self.input_schema_override is not None:
+            return self.input_schema_override
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def api_schema(self, *, deferred: bool = False) -> dict[str, Any]:
+        """The tool as sent to the Messages API (name and description only when deferred)."""
+        spec: dict[str, Any] = {"name": self.name, "description": self.description}
+        if deferred:
+            spec["input_schema"] = {"type": "object", "properties": {}}
+            spec["defer_loading"] = True
+        else:
+            spec["input_schema"] = self.input_schema()
+        return spec
+
+    def describe_call(self, inp: InT) -> str:
+        """A one-line header such as ``Bash(git status)``."""
+        if self.render_call is not None:
+            return f"{self.name}({self.render_call(inp)})"
+        return self.name
+
+
+def _as_async(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    if inspect.iscoroutinefunction(fn):
+        return fn
+
+    async def wrapper(*args: Any) -> Any:
+        return fn(*args)
+
+    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+    return wrapper
+
+
+def build_tool(
+    *,
+    name: str,
+    input_model: type[InT],
+    call: Callable[[InT, ToolUseContext, ProgressFn], Awaitable[ToolResult]],
+    description: str = "",
+    aliases: tuple[str, ...] | list[str] = (),
+    search_hint: str = "",
+    is_read_only: Trait = False,
+    is_concurrency_safe: Trait = False,
+    is_destructive: Trait = False,
+    is_enabled: Callable[[], bool] | bool = True,
+    should_defer: bool = False,
+    is_mcp: bool = False,
+    max_result_size_chars: float | None = DEFAULT_MAX_RESULT_CHARS,
+    validate_input: Callable[[InT, ToolUseContext], Any] | None = None,
+    check_permissions: Callable[[InT, ToolUseContext], Any] | None = None,
+    permission_kind: ToolKind = ToolKind.GENERIC,
+    permission_paths: Callable[[InT, ToolUseContext], tuple[Path, ...]] | None = None,
+    backfill_input: Callable[[InT, ToolUseContext], InT] | None = None,
+    to_content: Callable[[Any], str | list[ContentBlock]] | None = None,
+    render_call: Callable[[InT], str] | None = None,
+    render_progress: Callable[[Any], str] | None = None,
+    render_result: Callable[[Any], str] | None = None,
+    input_schema_override: dict[str, Any] | None = None,
+) -> Tool[InT]:
+    """Lay a tool definition over the fail-closed defaults (see module docstring).
+
+    ``max_result_size_chars=None`` means unlimited (only Read, which limits itself).
+    ``validate_input`` and ``check_permissions`` may be sync or async.
+    """
+    if not name or not name.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"invalid tool name {name!r}")
+    limit = math.inf if max_result_size_chars is None else float(max_result_size_chars)
+    if limit <= 0:
+        raise ValueError("max_result_size_chars must be positive")
+    enabled = is_enabled if callable(is_enabled) else (lambda v=bool(is_enabled): v)
+    return Tool(
+        name=name,
+        input_model=input_model,
+        call=call,
+        description=description,
+        aliases=tuple(aliases),
+        search_hint=search_hint,
+        is_read_only=_as_trait(is_read_only),
+        is_concurrency_safe=_as_trait(is_concurrency_safe),
+        is_destructive=_as_trait(is_destructive),
+        is_enabled=enabled,
+        should_defer=should_defer,
+        is_mcp=is_mcp,
+        max_result_size_chars=limit,
+        validate_input=_as_async(validate_input) if validate_input else _no_validation,
+        check_permissions=_as_async(check_permissions) if check_permissions else _no_objection,
+        permission_kind=permission_kind,
+        permission_paths=permission_paths or _no_paths,
+        backfill_input=backfill_input or _identity_backfill,
+        to_content=to_content or default_to_content,
+        render_call=render_call,
+        render_progress=render_progress,
+        render_result=render_result,
+        input_schema_override=input_schema_override,
+    )

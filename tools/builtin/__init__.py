@@ -1,0 +1,3 @@
+"""Built-in tools, one module (or package) per tool."""
+
+__all__: list[str] = []
