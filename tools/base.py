@@ -115,6 +115,11 @@ class Tool(Generic[InT]):
     render_progress: Callable[[Any], str] | None = None
     render_result: Callable[[Any], str] | None = None
     input_schema_override: dict[str, Any] | None = None  # MCP tools bring their own schema
+    # Before a permission prompt: a preview for the user (a diff, the sed result) and the input
+    # to run if the user approves (e.g. Bash with ``_simulated_sed_edit`` attached).
+    prepare_prompt: (
+        Callable[[InT, ToolUseContext], Awaitable[tuple[str | None, InT | None]]] | None
+    ) = None
 
     @property
     def all_names(self) -> tuple[str, ...]:
@@ -180,6 +185,7 @@ def build_tool(
     render_progress: Callable[[Any], str] | None = None,
     render_result: Callable[[Any], str] | None = None,
     input_schema_override: dict[str, Any] | None = None,
+    prepare_prompt: Callable[[InT, ToolUseContext], Any] | None = None,
 ) -> Tool[InT]:
     """Lay a tool definition over the fail-closed defaults (see module docstring).
 
@@ -216,4 +222,5 @@ def build_tool(
         render_progress=render_progress,
         render_result=render_result,
         input_schema_override=input_schema_override,
+        prepare_prompt=_as_async(prepare_prompt) if prepare_prompt else None,
     )
