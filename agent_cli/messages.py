@@ -1,0 +1,147 @@
+"""Conversation messages and the boundary to the API (``normalize_messages_for_api``).
+
+Inside Nerve a message is an API-shaped dict (``role``, ``content``) that may carry private keys
+starting with ``_``:
+
+* ``_ui_only``: shown in the UI and kept in the transcript, never sent to the model;
+* ``_ephemeral``: a system reminder meant for the next request only; sent once, then dropped.
+
+``normalize_messages_for_api`` is the single place that turns the conversation into a valid
+request: private keys and UI-only messages go, tool_result blocks stay first in the user message
+right after their tool_use, every tool_use gets exactly one tool_result (an "interrupted" one if
+it has none), consecutive messages of the same role are merged, and no empty message is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "answer_dangling_tool_uses",
+    "normalize_messages_for_api",
+    "system_reminder",
+    "text_of",
+    "tool_use_ids",
+]
+
+INTERRUPTED_RESULT = "[Request interrupted by user for tool use]"
+
+Message = dict[str, Any]
+
+
+def system_reminder(text: str, *, ephemeral: bool = True) -> Message:
+    """A user-role reminder for the model (hook context, notices)."""
+    msg: Message = {
+        "role": "user",
+        "content": [{"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}],
+    }
+    if ephemeral:
+        msg["_ephemeral"] = True
+    return msg
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return [dict(b) for b in content if isinstance(b, dict)]
+
+
+def text_of(message: Message) -> str:
+    return "".join(
+        b.get("text", "") for b in _blocks(message.get("content")) if b.get("type") == "text"
+    )
+
+
+def tool_use_ids(message: Message) -> list[str]:
+    return [b["id"] for b in _blocks(message.get("content")) if b.get("type") == "tool_use"]
+
+
+def _is_empty_text(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and not str(block.get("text", "")).strip()
+
+
+def answer_dangling_tool_uses(
+    messages: list[Message], note: str = INTERRUPTED_RESULT
+) -> list[Message]:
+    """Give every tool_use without a tool_result an "interrupted" error result (in place order)."""
+    out: list[Message] = []
+    i = 0
+    while i < len(messages):
+        msg = messages[i]
+        out.append(msg)
+        if msg.get("role") == "assistant":
+            ids = tool_use_ids(msg)
+            if ids:
+                nxt = messages[i + 1] if i + 1 < len(messages) else None
+                answered: set[str] = set()
+                if nxt is not None and nxt.get("role") == "user":
+                    answered = {
+                        b.get("tool_use_id", "")
+                        for b in _blocks(nxt.get("content"))
+                        if b.get("type") == "tool_result"
+                    }
+                missing = [t for t in ids if t not in answered]
+                if missing:
+                    results = [
+                        {"type": "tool_result", "tool_use_id": t, "content": note, "is_error": True}
+                        for t in missing
+                    ]
+                    if nxt is not None and nxt.get("role") == "user":
+                        merged = dict(nxt)
+                        merged["content"] = results + _blocks(nxt.get("content"))
+                        out.append(merged)
+                        i += 2
+                        continue
+                    out.append({"role": "user", "content": results})
+        i += 1
+    return out
+
+
+def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
+    """The conversation as the Messages API must see it (see module docstring)."""
+    cleaned: list[Message] = []
+    for msg in messages:
+        if msg.get("_ui_only") or msg.get("role") not in ("user", "assistant"):
+            continue
+        blocks = [b for b in _blocks(msg.get("content")) if not _is_empty_text(b)]
+        blocks = [{k: v for k, v in b.items() if not k.startswith("_")} for b in blocks]
+        if not blocks:
+            continue  # never send an empty message
+        role = msg["role"]
+        if cleaned and cleaned[-1]["role"] == role:
+            prev = cleaned[-1]["content"]
+            if role == "user":
+                # tool_results must come first in a user message
+                results = [b for b in prev + blocks if b.get("type") == "tool_result"]
+                others = [b for b in prev + blocks if b.get("type") != "tool_result"]
+                cleaned[-1]["content"] = results + others
+            else:
+                cleaned[-1]["content"] = prev + blocks
+            continue
+        if role == "user":
+            results = [b for b in blocks if b.get("type") == "tool_result"]
+            blocks = results + [b for b in blocks if b.get("type") != "tool_result"]
+        cleaned.append({"role": role, "content": blocks})
+    # Drop tool_results that answer no tool_use of the preceding assistant message (orphans
+    # would make the request invalid), then answer tool_uses left without results.
+    valid: list[Message] = []
+    for idx, msg in enumerate(cleaned):
+        if msg["role"] == "user":
+            prev_ids = set(tool_use_ids(cleaned[idx - 1])) if idx > 0 else set()
+            blocks = [
+                b
+                for b in msg["content"]
+                if b.get("type") != "tool_result" or b.get("tool_use_id") in prev_ids
+            ]
+            if not blocks:
+                continue
+            msg = {"role": "user", "content": blocks}
+        if valid and valid[-1]["role"] == msg["role"]:
+            valid[-1]["content"] = valid[-1]["content"] + msg["content"]
+        else:
+            valid.append(msg)
+    while valid and valid[0]["role"] != "user":
+        valid.pop(0)
+    return answer_dangling_tool_uses(valid)

@@ -1,0 +1,322 @@
+"""Session transcripts: one append-only JSONL file per session, one record per line.
+
+Layout (under the user data dir, ``NERVE_DATA_DIR`` overrides it)::
+
+    projects/<slug-of-cwd>/<session-id>.jsonl                       the session
+    projects/<slug-of-cwd>/<session-id>/subagents/agent-<id>.jsonl  sidechains
+    projects/<slug-of-cwd>/<session-id>/tool-results/<id>.txt       persisted results
+
+Durability: every record is one ``os.write`` of one whole line on an ``O_APPEND`` descriptor, so
+killing the process at any moment loses at most the record being written, and the reader skips
+a torn last line (and any garbage line) with a warning.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import uuid as _uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_cli import __version__
+
+__all__ = [
+    "ENVELOPE_TYPES",
+    "SessionInfo",
+    "TranscriptReader",
+    "TranscriptWriter",
+    "data_dir",
+    "list_sessions",
+    "project_dir",
+    "project_slug",
+    "read_records",
+]
+
+ENVELOPE_TYPES = frozenset({"user", "assistant", "system"})
+# Record types the reader knows; anything else is skipped with a warning on resume.
+KNOWN_TYPES = ENVELOPE_TYPES | {
+    "permission-mode",
+    "session-rule",
+    "read-file-state",
+    "background-tasks",
+    "custom-title",
+    "summary",
+    "session-meta",
+}
+
+
+def data_dir() -> Path:
+    env = os.environ.get("NERVE_DATA_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("nerve", appauthor=False))
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while n:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+    return out or "0"
+
+
+def project_slug(cwd: Path | str) -> str:
+    """``/home/a/my_app`` -> ``-home-a-my-app``; long paths are cut and suffixed by a hash."""
+    raw = str(cwd)
+    slug = re.sub(r"[^a-zA-Z0-9]", "-", raw)
+    if len(slug) <= 200:
+        return slug
+    h = 0
+    for ch in raw:  # a small stable string hash (Java-style), as a base-36 suffix
+        h = (h * 31 + ord(ch)) & 0xFFFFFFFF
+    return f"{slug[:200]}-{_base36(h)}"
+
+
+def project_dir(cwd: Path | str) -> Path:
+    return data_dir() / "projects" / project_slug(cwd)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class TranscriptWriter:
+    """Appends records to one session file (or a sidechain file), one ``write`` per line."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        session_id: str,
+        cwd: Path,
+        git_branch: str | None = None,
+        agent_id: str | None = None,
+        last_uuid: str | None = None,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self.git_branch = git_branch
+        self.agent_id = agent_id
+        self.last_uuid = last_uuid
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._repair_torn_tail()
+
+    @classmethod
+    def for_session(
+        cls, cwd: Path, session_id: str | None = None, *, git_branch: str | None = None
+    ) -> TranscriptWriter:
+        sid = session_id or str(_uuid.uuid4())
+        return cls(
+            project_dir(cwd) / f"{sid}.jsonl", session_id=sid, cwd=cwd, git_branch=git_branch
+        )
+
+    @property
+    def session_dir(self) -> Path:
+        """Side data of the session (tool results, sidechains) lives beside the transcript."""
+        if self.agent_id is not None:
+            return self.path.parent.parent
+        return self.path.with_suffix("")
+
+    def _repair_torn_tail(self) -> None:
+        # A crash may have left a last line without its newline; start our first record on a
+        # fresh line so it is not glued to the torn one.
+        try:
+            size = os.path.getsize(self.path)
+            if size == 0:
+                return
+            with open(self.path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    self._write_bytes(b"\n")
+        except OSError:
+            pass
+
+    def _write_bytes(self, data: bytes) -> None:
+        if self._fd is None:
+            raise ValueError("transcript is closed")
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+
+    def append(self, record_type: str, payload: dict[str, Any], *, chain: bool = True) -> str:
+        """Write one record. Envelope records (user/assistant/system) join the parent chain."""
+        rec_uuid = str(_uuid.uuid4())
+        record: dict[str, Any] = {"type": record_type}
+        if record_type in ENVELOPE_TYPES or chain:
+            record.update(
+                {
+                    "uuid": rec_uuid,
+                    "parentUuid": self.last_uuid,
+                    "sessionId": self.session_id,
+                    "timestamp": _now(),
+                    "cwd": str(self.cwd),
+                    "version": __version__,
+                    "gitBranch": self.git_branch,
+                    "userType": "external",
+                    "isSidechain": self.agent_id is not None,
+                }
+            )
+            if self.agent_id is not None:
+                record["agentId"] = self.agent_id
+        else:
+            record.update({"sessionId": self.session_id, "timestamp": _now()})
+        record.update(payload)
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        self._write_bytes(line.encode("utf-8", "surrogateescape"))
+        if record_type in ENVELOPE_TYPES:
+            self.last_uuid = rec_uuid
+        return rec_uuid
+
+    # Convenience writers -------------------------------------------------------------------
+
+    def user(self, message: dict[str, Any], **extra: Any) -> str:
+        return self.append("user", {"message": message, **extra})
+
+    def assistant(self, message: dict[str, Any], **extra: Any) -> str:
+        return self.append("assistant", {"message": message, **extra})
+
+    def system(self, subtype: str, content: str, **extra: Any) -> str:
+        return self.append("system", {"subtype": subtype, "content": content, **extra})
+
+    def meta(self, record_type: str, **payload: Any) -> None:
+        self.append(record_type, payload, chain=False)
+
+    def sidechain(self, agent_id: str) -> TranscriptWriter:
+        path = self.session_dir / "subagents" / f"agent-{agent_id}.jsonl"
+        return TranscriptWriter(
+            path,
+            session_id=self.session_id,
+            cwd=self.cwd,
+            git_branch=self.git_branch,
+            agent_id=agent_id,
+        )
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_records(path: Path, warnings: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Every well-formed record of a transcript; torn and garbage lines are skipped (warned)."""
+    warn = warnings if warnings is not None else []
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            torn = not raw.endswith(b"\n")
+            try:
+                rec = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                what = "torn last line" if torn else "unreadable line"
+                warn.append(f"{path.name}:{lineno}: skipped {what}")
+                continue
+            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+                warn.append(f"{path.name}:{lineno}: skipped a line that is not a record")
+                continue
+            yield rec
+
+
+@dataclass
+class TranscriptReader:
+    """Everything a resume needs, rebuilt from one transcript file."""
+
+    path: Path
+    warnings: list[str] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)  # API-shaped, in order
+    records: list[dict[str, Any]] = field(default_factory=list)  # envelope records, in order
+    permission_mode: str | None = None
+    session_rules: list[dict[str, str]] = field(default_factory=list)
+    read_file_state: list[dict[str, Any]] = field(default_factory=list)
+    background_tasks: list[dict[str, Any]] = field(default_factory=list)
+    title: str | None = None
+    last_uuid: str | None = None
+    session_id: str | None = None
+
+    @classmethod
+    def load(cls, path: Path) -> TranscriptReader:
+        r = cls(path)
+        unknown: set[str] = set()
+        for rec in read_records(path, r.warnings):
+            kind = rec["type"]
+            r.session_id = r.session_id or rec.get("sessionId")
+            if kind in ("user", "assistant"):
+                msg = rec.get("message")
+                if not isinstance(msg, dict) or "content" not in msg:
+                    r.warnings.append(f"{path.name}: skipped a {kind} record without a message")
+                    continue
+                r.records.append(rec)
+                r.messages.append({"role": msg.get("role", kind), "content": msg["content"]})
+                r.last_uuid = rec.get("uuid", r.last_uuid)
+            elif kind == "system":
+                r.records.append(rec)
+                r.last_uuid = rec.get("uuid", r.last_uuid)
+            elif kind == "permission-mode":
+                r.permission_mode = rec.get("mode")
+            elif kind == "session-rule":
+                r.session_rules.append(
+                    {"behavior": rec.get("behavior", ""), "rule": rec.get("rule", "")}
+                )
+            elif kind == "read-file-state":
+                r.read_file_state = list(rec.get("files") or [])
+            elif kind == "background-tasks":
+                r.background_tasks = list(rec.get("tasks") or [])
+            elif kind in ("custom-title", "summary"):
+                r.title = rec.get("customTitle") or rec.get("summary") or r.title
+            elif kind not in KNOWN_TYPES:
+                unknown.add(kind)
+        for kind in sorted(unknown):
+            r.warnings.append(f"{path.name}: skipped records of unknown type {kind!r}")
+        return r
+
+    def first_prompt(self) -> str | None:
+        for m in self.messages:
+            if m["role"] == "user":
+                c = m["content"]
+                if isinstance(c, str):
+                    return c
+                for b in c:
+                    if isinstance(b, dict) and b.get("type") == "text":
+                        return str(b.get("text", ""))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    session_id: str
+    path: Path
+    mtime: float
+    size: int
+
+
+def list_sessions(cwd: Path) -> list[SessionInfo]:
+    """Sessions of this directory, most recently modified first."""
+    pdir = project_dir(cwd)
+    if not pdir.is_dir():
+        return []
+    out = []
+    for p in pdir.glob("*.jsonl"):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append(SessionInfo(p.stem, p, st.st_mtime, st.st_size))
+    out.sort(key=lambda s: s.mtime, reverse=True)
+    return out
