@@ -1,0 +1,111 @@
+"""Events the agent loop yields: the only thing a UI (TUI or print mode) consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "AgentEvent",
+    "ErrorEvent",
+    "Notice",
+    "PermissionAsked",
+    "PermissionDecided",
+    "RetryEvent",
+    "TextDelta",
+    "ToolFinished",
+    "ToolProgress",
+    "ToolStarted",
+    "TurnFinished",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    header: str  # e.g. "Bash(git status)"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    tool_use_id: str
+    progress: Any
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    tool_use_id: str
+    name: str
+    content: Any  # the tool_result content (string or blocks)
+    is_error: bool
+    summary: str = ""
+    output: Any = None  # structured output (for transcripts and rich rendering)
+    duration_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAsked:
+    tool_use_id: str
+    tool_name: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionDecided:
+    tool_use_id: str
+    tool_name: str
+    decision: str  # "allow" | "ask" | "deny"
+    reason: str
+    by: str  # "rule" | "mode" | "user" | "hook" | ...
+    rule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEvent:
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    text: str
+    level: str = "info"  # "info" | "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    message: str
+    fatal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    stop_reason: str
+    num_turns: int
+    usage: dict[str, int] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    is_error: bool = False
+    result_text: str = ""
+
+
+AgentEvent = (
+    TextDelta
+    | ToolStarted
+    | ToolProgress
+    | ToolFinished
+    | PermissionAsked
+    | PermissionDecided
+    | RetryEvent
+    | Notice
+    | ErrorEvent
+    | TurnFinished
+)
