@@ -1,0 +1,115 @@
+"""Parsing the main ``nerve`` flags (stdlib only: ``nerve --help`` must stay light)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["OptionsError", "RunOptions", "build_parser", "parse_run_options", "split_rule_list"]
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+MODES = ("default", "manual", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+
+
+def split_rule_list(values: Sequence[str] | None) -> list[str]:
+    """``--allowedTools "Bash(git *),Read" --allowedTools Edit`` -> three rules.
+
+    Commas inside parentheses belong to the rule (``Bash(a,b)``), spaces separate rules only
+    outside parentheses.
+    """
+    rules: list[str] = []
+    for value in values or ():
+        depth = 0
+        cur = ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (ch == "," or ch.isspace()):
+                if cur.strip():
+                    rules.append(cur.strip())
+                cur = ""
+                continue
+            cur += ch
+        if cur.strip():
+            rules.append(cur.strip())
+    return rules
+
+
+@dataclass
+class RunOptions:
+    prompt: str | None = None
+    print_mode: bool = False
+    output_format: str = "text"
+    permission_mode: str | None = None
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    max_turns: int | None = None
+    model: str | None = None
+    settings: str | None = None
+    add_dirs: list[str] = field(default_factory=list)
+    continue_session: bool = False
+    resume: str | None = None  # "" = picker
+    fork_session: bool = False
+    session_id: str | None = None
+    dangerously_skip_permissions: bool = False
+    verbose: bool = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="nerve", add_help=False)
+    p.add_argument("prompt", nargs="?")
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true")
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    p.add_argument("--permission-mode", choices=MODES)
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append")
+    p.add_argument(
+        "--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append"
+    )
+    p.add_argument("--max-turns", type=int)
+    p.add_argument("--model")
+    p.add_argument("--settings")
+    p.add_argument("--add-dir", dest="add_dirs", action="append", default=[])
+    p.add_argument("-c", "--continue", dest="continue_session", action="store_true")
+    p.add_argument("-r", "--resume", nargs="?", const="")
+    p.add_argument("--fork-session", action="store_true")
+    p.add_argument("--session-id")
+    p.add_argument("--dangerously-skip-permissions", action="store_true")
+    p.add_argument("--verbose", action="store_true")
+    return p
+
+
+class OptionsError(ValueError):
+    pass
+
+
+def parse_run_options(argv: Sequence[str]) -> RunOptions:
+    parser = build_parser()
+
+    def fail(message: str) -> None:
+        raise OptionsError(message)
+
+    parser.error = fail  # type: ignore[method-assign,assignment]
+    ns = parser.parse_args(list(argv))
+    if ns.max_turns is not None and ns.max_turns < 1:
+        raise OptionsError("--max-turns must be at least 1")
+    return RunOptions(
+        prompt=ns.prompt,
+        print_mode=ns.print_mode,
+        output_format=ns.output_format,
+        permission_mode=ns.permission_mode,
+        allowed_tools=split_rule_list(ns.allowed_tools),
+        disallowed_tools=split_rule_list(ns.disallowed_tools),
+        max_turns=ns.max_turns,
+        model=ns.model,
+        settings=ns.settings,
+        add_dirs=list(ns.add_dirs),
+        continue_session=ns.continue_session,
+        resume=ns.resume,
+        fork_session=ns.fork_session,
+        session_id=ns.session_id,
+        dangerously_skip_permissions=ns.dangerously_skip_permissions,
+        verbose=ns.verbose,
+    )
