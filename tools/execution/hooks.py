@@ -1,0 +1,386 @@
+"""Command hooks compatible with Claude Code: select, run in parallel, interpret, aggregate.
+
+``HookRunner`` implements ``HookRunnerProtocol``. Every matching handler of one event runs at
+once; each handler's exit code and stdout become an internal effect; the effects are folded, in
+config order, into one typed outcome (``hook_types``). A hook that hangs, crashes, prints garbage
+or does not exist produces messages in the outcome, never an exception.
+
+Aggregation rules (where CC's documentation is silent, the choice is ours and noted):
+PreToolUse decisions combine deny > ask > allow; the reasons of the winning decision are joined;
+when several hooks return ``updatedInput`` the last one in config order wins (policy hooks come
+first). Any ``continue: false`` stops. Messages and contexts are concatenated in config order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from permissions.types import Decision
+from tools.execution.hook_matcher import (
+    TOOL_EVENTS,
+    HookHandler,
+    if_condition_matches,
+    parse_hooks_config,
+    tool_name_variants,
+)
+from tools.execution.hook_output import UNSET, HandlerEffect, interpret_result
+from tools.execution.hook_process import run_process
+from tools.execution.hook_types import (
+    HookEventOutcome,
+    PermissionRequestOutcome,
+    PostToolUseOutcome,
+    PreToolUseOutcome,
+)
+
+__all__ = ["MAX_OUTPUT_CHARS", "HookRunner"]
+
+MAX_OUTPUT_CHARS = 10_000
+_PREVIEW_CHARS = 2_000
+_MATCH_FIELDS = {
+    "SessionStart": "source",
+    "SessionEnd": "reason",
+    "Notification": "notification_type",
+    "PreCompact": "trigger",
+    "PostCompact": "trigger",
+    "SubagentStart": "agent_type",
+    "SubagentStop": "agent_type",
+}
+
+
+def _json_default(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    return str(obj)
+
+
+class HookRunner:
+    """Runs the command hooks of one session. Construct once; methods are safe to call often."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any] | Any,
+        *,
+        session_id: str,
+        transcript_path: str | None,
+        cwd: Path,
+        project_dir: Path | None = None,
+        policy_config: Mapping[str, Any] | Any | None = None,
+        disable_all: bool = False,
+        env: Mapping[str, str] | None = None,
+        default_timeout_s: float = 600,
+        notify: Callable[[str], None] | None = None,
+        output_dir: Path | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = Path(cwd)
+        self.project_dir = Path(project_dir) if project_dir is not None else None
+        self.default_timeout_s = default_timeout_s
+        self._settings_env = dict(env or {})
+        self._notify = notify
+        self._warnings: list[str] = []
+        if output_dir is None:
+            if transcript_path:
+                output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
+            else:
+                output_dir = Path(tempfile.gettempdir()) / "nerve-hook-outputs" / session_id
+        self._output_dir = output_dir
+        # Policy hooks first: they run whatever the user disabled, and come first in order.
+        policy = parse_hooks_config(policy_config, policy=True, warn=self._warn)
+        user = {} if disable_all else parse_hooks_config(config, policy=False, warn=self._warn)
+        self._handlers: dict[str, list[HookHandler]] = {}
+        for source in (policy, user):
+            for event, handlers in source.items():
+                self._handlers.setdefault(event, []).extend(handlers)
+
+    # -- public API -----------------------------------------------------------------------
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Configuration problems found at construction (malformed groups/handlers, regexes)."""
+        return tuple(self._warnings)
+
+    def has_hooks(self, event: str) -> bool:
+        """Cheap check: is any handler configured for ``event``?"""
+        return bool(self._handlers.get(event))
+
+    async def pre_tool_use(
+        self, *, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, permission_mode: str
+    ) -> PreToolUseOutcome:
+        """Run PreToolUse hooks; decision deny > ask > allow, last ``updatedInput`` wins."""
+        payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id}
+        effects = await self._fire("PreToolUse", payload, permission_mode, tool_name, tool_input)
+        decisions = [e.decision for e in effects if e.decision is not None]
+        decision = max(decisions) if decisions else None
+        reasons = [
+            e.decision_reason for e in effects if e.decision == decision and e.decision_reason
+        ]
+        updated = [e.updated_input for e in effects if e.updated_input is not None]
+        return PreToolUseOutcome(
+            **self._fold(effects),
+            decision=decision,
+            decision_reason=self._join(reasons),
+            updated_input=updated[-1] if updated else None,
+        )
+
+    async def post_tool_use(
+        self,
+        *,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_response: Any,
+        tool_use_id: str,
+        permission_mode: str,
+        duration_ms: int | None = None,
+    ) -> PostToolUseOutcome:
+        """Run PostToolUse hooks; the last ``updatedToolOutput`` in config order wins."""
+        payload: dict[str, Any] = {
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "tool_response": tool_response,
+            "tool_use_id": tool_use_id,
+        }
+        if duration_ms is not None:
+            payload["duration_ms"] = duration_ms
+        effects = await self._fire("PostToolUse", payload, permission_mode, tool_name, tool_input)
+        outputs = [e.updated_output for e in effects if e.updated_output is not UNSET]
+        return PostToolUseOutcome(
+            **self._fold(effects), updated_output=outputs[-1] if outputs else None
+        )
+
+    async def post_tool_use_failure(
+        self,
+        *,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_use_id: str,
+        error: str,
+        permission_mode: str,
+        is_interrupt: bool = False,
+    ) -> HookEventOutcome:
+        """Run PostToolUseFailure hooks (cannot block; stderr of exit 2 goes to the model)."""
+        payload = {
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "tool_use_id": tool_use_id,
+            "error": error,
+            "is_interrupt": is_interrupt,
+        }
+        effects = await self._fire(
+            "PostToolUseFailure", payload, permission_mode, tool_name, tool_input
+        )
+        return HookEventOutcome(**self._fold(effects))
+
+    async def permission_request(
+        self,
+        *,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        permission_mode: str,
+        suggestions: list[dict[str, Any]],
+    ) -> PermissionRequestOutcome:
+        """Run PermissionRequest hooks; any deny wins over allow."""
+        payload = {
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "permission_suggestions": suggestions,
+        }
+        effects = await self._fire(
+            "PermissionRequest", payload, permission_mode, tool_name, tool_input
+        )
+        decisions = [e.perm_decision for e in effects if e.perm_decision is not None]
+        decision = max(decisions) if decisions else None
+        winners = [
+            e for e in effects if e.perm_decision is not None and e.perm_decision == decision
+        ]
+        updated = [e.updated_input for e in winners if e.updated_input is not None]
+        return PermissionRequestOutcome(
+            **self._fold(effects),
+            decision=decision,
+            message=self._join([e.perm_message for e in winners if e.perm_message]),
+            updated_input=updated[-1] if updated and decision == Decision.ALLOW else None,
+            interrupt=any(e.perm_interrupt for e in winners),
+        )
+
+    async def permission_denied(
+        self, *, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, reason: str
+    ) -> HookEventOutcome:
+        """Run PermissionDenied hooks (informational; ``retry`` is not modelled yet)."""
+        payload = {
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "tool_use_id": tool_use_id,
+            "reason": reason,
+        }
+        effects = await self._fire("PermissionDenied", payload, None, tool_name, tool_input)
+        return HookEventOutcome(**self._fold(effects))
+
+    async def run_event(
+        self, event: str, payload: dict[str, Any], *, match_value: str | None = None
+    ) -> HookEventOutcome:
+        """Run any other event. Without ``match_value`` the event's own payload field is used."""
+        if match_value is None and event in _MATCH_FIELDS:
+            candidate = payload.get(_MATCH_FIELDS[event])
+            match_value = candidate if isinstance(candidate, str) else None
+        tool_name = payload.get("tool_name") if event in TOOL_EVENTS else None
+        tool_input = payload.get("tool_input")
+        effects = await self._fire(
+            event,
+            dict(payload),
+            payload.get("permission_mode"),
+            tool_name if isinstance(tool_name, str) else None,
+            tool_input if isinstance(tool_input, dict) else {},
+            match_value=match_value,
+        )
+        return HookEventOutcome(**self._fold(effects))
+
+    # -- selection and running -----------------------------------------------------------
+
+    def _warn(self, message: str) -> None:
+        self._warnings.append(message)
+        if self._notify is not None:
+            try:
+                self._notify(message)
+            except Exception:  # a broken UI callback must not break hook loading
+                pass
+
+    def _select(
+        self,
+        event: str,
+        match_value: str | None,
+        tool_name: str | None,
+        tool_input: Mapping[str, Any],
+    ) -> list[HookHandler]:
+        if tool_name is not None:
+            values: tuple[str, ...] | None = tool_name_variants(tool_name)
+        elif match_value is not None:
+            values = (match_value,)
+        else:
+            values = None  # nothing to compare with: the matcher does not apply
+        seen: set[tuple[str, str, tuple[str, ...] | None]] = set()
+        out: list[HookHandler] = []
+        for h in self._handlers.get(event, ()):
+            if h.matcher.broken or (values is not None and not h.matcher.matches(values)):
+                continue
+            if h.if_rule is not None and tool_name is not None:
+                if not if_condition_matches(
+                    h.if_rule, tool_name, tool_input, cwd=self.cwd, project_dir=self.project_dir
+                ):
+                    continue
+            if h.key in seen:
+                continue
+            seen.add(h.key)
+            out.append(h)
+        return out
+
+    async def _fire(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        permission_mode: str | None,
+        tool_name: str | None,
+        tool_input: Mapping[str, Any],
+        *,
+        match_value: str | None = None,
+    ) -> list[HandlerEffect]:
+        handlers = self._select(event, match_value, tool_name, tool_input)
+        if not handlers:
+            return []
+        data: dict[str, Any] = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(self.cwd),
+            "hook_event_name": event,
+        }
+        if permission_mode is not None:
+            data["permission_mode"] = permission_mode
+        data.update(payload)
+        data["hook_event_name"] = event
+        try:
+            stdin = json.dumps(data, default=_json_default).encode()
+        except (TypeError, ValueError) as exc:
+            msg = f"{event} hook error: could not encode the hook input ({exc})"
+            return [HandlerEffect(h.name, system_messages=[msg]) for h in handlers]
+        env = self._env()
+        return list(await asyncio.gather(*(self._run_one(h, event, stdin, env) for h in handlers)))
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({k: str(v) for k, v in self._settings_env.items()})
+        root = str(self.project_dir or self.cwd)
+        env["CLAUDE_PROJECT_DIR"] = root
+        env["NERVE_PROJECT_DIR"] = root
+        return env
+
+    def _argv(self, h: HookHandler, env: Mapping[str, str]) -> list[str]:
+        if h.args is None:
+            return ["bash", "-c", h.command]
+
+        # Exec form has no shell, so expand the project-dir variables users put in paths.
+        def expand(text: str) -> str:
+            for name in ("CLAUDE_PROJECT_DIR", "NERVE_PROJECT_DIR"):
+                text = text.replace("${" + name + "}", env[name]).replace("$" + name, env[name])
+            return text
+
+        return [expand(h.command), *(expand(a) for a in h.args)]
+
+    async def _run_one(
+        self, h: HookHandler, event: str, stdin: bytes, env: Mapping[str, str]
+    ) -> HandlerEffect:
+        timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
+        try:
+            result = await run_process(
+                self._argv(h, env), stdin_data=stdin, cwd=self.cwd, env=env, timeout_s=timeout
+            )
+            return interpret_result(h.name, event, result, timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the runner never raises because of one hook
+            return HandlerEffect(h.name, system_messages=[f"{event} hook error: {h.name}: {exc!r}"])
+
+    # -- aggregation ---------------------------------------------------------------------
+
+    def _fold(self, effects: list[HandlerEffect]) -> dict[str, Any]:
+        stop_reasons = [e.stop_reason for e in effects if e.stop and e.stop_reason]
+        return {
+            "stop": any(e.stop for e in effects),
+            "stop_reason": self._cap(stop_reasons[0]) if stop_reasons else None,
+            "system_messages": tuple(self._cap(m) for e in effects for m in e.system_messages),
+            "additional_context": tuple(
+                self._cap(c) for e in effects for c in e.additional_context
+            ),
+            "blocked": any(e.blocked for e in effects),
+            "block_reason": self._join([e.block_reason for e in effects if e.blocked]),
+            "ran": tuple(e.name for e in effects),
+        }
+
+    def _join(self, texts: Sequence[str | None]) -> str | None:
+        unique = list(dict.fromkeys(t for t in texts if t))
+        return self._cap("\n".join(unique)) if unique else None
+
+    def _cap(self, text: str) -> str:
+        """Strings over 10,000 chars go to a file; the model/user get a preview and the path."""
+        if len(text) <= MAX_OUTPUT_CHARS:
+            return text
+        digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
+        path = self._output_dir / f"hook-output-{digest}.txt"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", errors="replace")
+        except OSError as exc:
+            return f"{text[:_PREVIEW_CHARS]}\n[hook output truncated: {len(text)} chars; {exc}]"
+        return (
+            f"{text[:_PREVIEW_CHARS]}\n[hook output truncated: {len(text)} chars in total; "
+            f"full output saved to {path}]"
+        )
