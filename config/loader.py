@@ -1,0 +1,242 @@
+"""Load every settings layer with provenance and merge them (reference §1).
+
+Precedence, highest first: policy > cli > local > project > user; session rules are added at
+run time. Files per layer (lowest first within a layer, so the later one wins scalars):
+
+* user: ``~/.claude/settings.json`` then ``~/.nerve/settings.json``
+  (``$CLAUDE_CONFIG_DIR`` / ``$NERVE_CONFIG_DIR`` replace the dirs)
+* project: ``<root>/.claude/settings.json`` then ``<root>/.nerve/settings.json``
+* local: ``<root>/.claude/settings.local.json`` then ``<root>/.nerve/settings.local.json``
+* cli: ``--settings FILE-or-inline-JSON`` then the caller's flag overrides
+* policy: ``/etc/claude-code/managed-settings.json`` + its ``managed-settings.d/*.json``, then
+  ``/etc/nerve/managed-settings.json`` + drop-ins (``$NERVE_POLICY_DIR`` replaces ``/etc/nerve``)
+
+Within a layer the ``.nerve`` file beats the ``.claude`` file for scalars: our own file is the
+more specific statement of intent for this tool, while the ``.claude`` file is shared with
+another program. Lists (rules, directories) from both are combined, as across layers.
+``<root>`` is the git repository containing cwd (walk up for ``.git``), else cwd.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from config.errors import SettingsError, format_validation_error
+from config.layers import LayerFile, parse_settings_text, read_settings_file
+from config.loaded import BEHAVIORS, LoadedSettings, RuleEntry
+from config.merge import combine_hooks, deep_merge, subtract_hooks
+from config.models import Settings
+from config.paths import display_path, find_project_root, policy_files, resolve_config_dirs
+
+__all__ = ["load_settings"]
+
+_SOURCE_NAMES = {
+    "user": "userSettings",
+    "project": "projectSettings",
+    "local": "localSettings",
+    "userSettings": "userSettings",
+    "projectSettings": "projectSettings",
+    "localSettings": "localSettings",
+}
+_ALWAYS = {"policy", "policySettings", "cli", "cliArg", "session"}
+_NO_AUTO = ("projectSettings", "localSettings")
+
+
+def _enabled_sources(sources: set[str] | None) -> set[str]:
+    if sources is None:
+        return {"userSettings", "projectSettings", "localSettings"}
+    enabled: set[str] = set()
+    for name in sources:
+        if name in _SOURCE_NAMES:
+            enabled.add(_SOURCE_NAMES[name])
+        elif name not in _ALWAYS:
+            raise SettingsError(f"unknown setting source {name!r} (expected user, project, local)")
+    return enabled
+
+
+def _cli_layer(cli_settings: str, cwd: Path, home: Path) -> LayerFile:
+    if cli_settings.lstrip().startswith("{"):
+        data, error, kept = parse_settings_text(cli_settings, "--settings")
+        return LayerFile("cliArg", None, data, error, cwd, "--settings (inline JSON)", kept)
+    raw = cli_settings.strip()
+    path = Path(str(home) + raw[1:]) if raw == "~" or raw.startswith("~/") else Path(raw)
+    path = Path(os.path.abspath(cwd / path))
+    shown = display_path(path, home)
+    layer = read_settings_file("cliArg", path, path.parent, shown, must_exist=True)
+    assert layer is not None  # must_exist: a missing file is a layer with an error
+    return layer
+
+
+def _overrides_layer(overrides: Mapping[str, Any], cwd: Path) -> LayerFile:
+    data = dict(overrides)
+    try:
+        Settings.model_validate(data)
+    except ValidationError as exc:
+        # flags are typed by the CLI; a bad value there is the user's, and start-up stops
+        raise SettingsError("\n".join(format_validation_error("command line", "", exc))) from exc
+    return LayerFile("cliArg", None, data, None, cwd, "command-line flags")
+
+
+def _drop_auto(layer: LayerFile, data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    perms = data.get("permissions")
+    if not isinstance(perms, dict) or perms.get("defaultMode") != "auto":
+        return data
+    warnings.append(
+        f'{layer.label}: permissions.defaultMode "auto" is ignored in project and local '
+        "settings; set it in user settings or pass --permission-mode auto"
+    )
+    return {**data, "permissions": {k: v for k, v in perms.items() if k != "defaultMode"}}
+
+
+def _resolve_dir(raw: str, base: Path, home: Path) -> Path:
+    text = str(home) + raw[1:] if raw == "~" or raw.startswith("~/") else raw
+    return Path(os.path.normpath(base / text))
+
+
+def load_settings(
+    cwd: Path,
+    *,
+    home: Path | None = None,
+    policy_dir: Path | None = None,
+    cli_settings: str | None = None,
+    cli_overrides: Mapping[str, Any] | None = None,
+    sources: set[str] | None = None,
+    project_root: Path | None = None,
+    claude_policy_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedSettings:
+    """Load and merge every layer. Broken user/project/local/cli files become ``warnings``;
+    a broken policy file (or a bad ``cli_overrides`` value) raises :class:`SettingsError`.
+
+    ``cli_overrides`` is settings-shaped, e.g. ``{"model": "opus", "permissions":
+    {"defaultMode": "plan", "allow": [...], "additionalDirectories": [...]}}``; it beats
+    ``--settings``. ``sources`` restricts user/project/local (policy and cli always load).
+    ``environ`` defaults to ``os.environ`` (pass ``{}`` for hermetic tests).
+    """
+    env = os.environ if environ is None else environ
+    cwd = Path(os.path.abspath(cwd))
+    dirs = resolve_config_dirs(
+        home=home, policy_dir=policy_dir, claude_policy_dir=claude_policy_dir, environ=env
+    )
+    root = Path(os.path.abspath(project_root)) if project_root else find_project_root(cwd)
+    enabled = _enabled_sources(sources)
+    found: list[LayerFile] = []  # lowest precedence first
+    seen: set[str] = set()
+
+    def add(source: str, path: Path, base: Path) -> None:
+        real = os.path.realpath(path)
+        if real in seen:
+            return  # the same file reached twice (cwd is home, symlinked dirs): load it once
+        layer = read_settings_file(source, path, base, display_path(path, dirs.home))
+        if layer is not None:
+            seen.add(real)
+            found.append(layer)
+
+    if "userSettings" in enabled:
+        add("userSettings", dirs.claude_user / "settings.json", dirs.claude_user)
+        add("userSettings", dirs.nerve_user / "settings.json", dirs.nerve_user)
+    if "projectSettings" in enabled:
+        add("projectSettings", root / ".claude" / "settings.json", root)
+        add("projectSettings", root / ".nerve" / "settings.json", root)
+    if "localSettings" in enabled:
+        add("localSettings", root / ".claude" / "settings.local.json", cwd)
+        add("localSettings", root / ".nerve" / "settings.local.json", cwd)
+    if cli_settings is not None:
+        found.append(_cli_layer(cli_settings, cwd, dirs.home))
+    if cli_overrides:
+        found.append(_overrides_layer(cli_overrides, cwd))
+    for pdir in (dirs.claude_policy, dirs.nerve_policy):
+        for path in policy_files(pdir):
+            add("policySettings", path, pdir)
+
+    warnings: list[str] = []
+    for layer in found:
+        if layer.error is None:
+            continue
+        if layer.source == "policySettings":
+            raise SettingsError(f"{layer.error}\nmanaged settings are broken; Nerve cannot start")
+        tail = " except its deny and ask rules" if layer.restrictions else ""
+        warnings.append(f"{layer.error}\n{layer.label}: this file is ignored{tail}")
+    return _assemble(list(reversed(found)), warnings, cwd, root, dirs.home)
+
+
+def _assemble(
+    layers: list[LayerFile], warnings: list[str], cwd: Path, root: Path, home: Path
+) -> LoadedSettings:
+    """Merge ``layers`` (highest precedence first) into a :class:`LoadedSettings`."""
+    contributions: list[tuple[LayerFile, dict[str, Any]]] = []
+    for layer in layers:
+        data = layer.effective()
+        if layer.source in _NO_AUTO:
+            data = _drop_auto(layer, data, warnings)
+        contributions.append((layer, data))
+
+    merged_raw: dict[str, Any] = {}
+    policy_raw: dict[str, Any] = {}
+    for layer, data in contributions:
+        plain = {k: v for k, v in data.items() if k != "hooks"}
+        merged_raw = deep_merge(merged_raw, plain)
+        if layer.source == "policySettings":
+            policy_raw = deep_merge(policy_raw, plain)
+    policy_hooks = combine_hooks(
+        d.get("hooks", {}) for lf, d in contributions if lf.source == "policySettings"
+    )
+    other_hooks = subtract_hooks(
+        combine_hooks(
+            d.get("hooks", {}) for lf, d in contributions if lf.source != "policySettings"
+        ),
+        policy_hooks,
+    )
+    merged_raw["hooks"] = combine_hooks([policy_hooks, other_hooks])
+    try:
+        merged = Settings.model_validate(merged_raw)
+    except ValidationError as exc:  # each part validated; only conflicting extras could do this
+        raise SettingsError(f"merged settings are invalid: {exc}") from exc
+
+    rules_only_policy = policy_raw.get("allowManagedPermissionRulesOnly") is True
+    rules: list[RuleEntry] = []
+    seen_rules: set[tuple[str, str, Path]] = set()
+    extra_dirs: list[Path] = []
+    dropped = 0
+    for layer, data in contributions:
+        perms = data.get("permissions") or {}
+        for raw_dir in perms.get("additionalDirectories") or []:
+            path = _resolve_dir(raw_dir, layer.base_dir, home)
+            if path not in extra_dirs:
+                extra_dirs.append(path)
+        if rules_only_policy and layer.source != "policySettings":
+            dropped += sum(len(perms.get(b) or []) for b in BEHAVIORS)
+            continue
+        for behavior in BEHAVIORS:
+            for text in perms.get(behavior) or []:
+                rule = text.strip()
+                key = (behavior, rule, layer.base_dir)
+                if rule and key not in seen_rules:
+                    seen_rules.add(key)
+                    rules.append(
+                        RuleEntry(behavior, rule, layer.source, layer.base_dir, layer.path)
+                    )
+    if dropped:
+        warnings.append(
+            f"managed settings allow only managed permission rules; {dropped} other rule(s) ignored"
+        )
+
+    return LoadedSettings(
+        merged=merged,
+        layers=layers,
+        warnings=warnings,
+        cwd=cwd,
+        project_root=root,
+        file_rules=tuple(rules),
+        additional_directories=extra_dirs,
+        hooks=other_hooks,
+        policy_hooks=policy_hooks,
+        disable_policy_hooks=policy_raw.get("disableAllHooks") is True,
+        managed_hooks_only=policy_raw.get("allowManagedHooksOnly") is True,
+        managed_rules_only=rules_only_policy,
+    )
