@@ -13,6 +13,7 @@ from config.models import (
     normalize_mode,
 )
 from config.paths import find_project_root, local_settings_path
+from config.writer import SettingsWriteError, add_permission_rule, remove_permission_rule
 
 __all__ = [
     "PERMISSION_MODES",
@@ -25,8 +26,11 @@ __all__ = [
     "RuleEntry",
     "Settings",
     "SettingsError",
+    "SettingsWriteError",
+    "add_permission_rule",
     "find_project_root",
     "load_settings",
     "local_settings_path",
     "normalize_mode",
+    "remove_permission_rule",
 ]
