@@ -1,0 +1,106 @@
+"""Checks the scripted server runs on every request, to catch client bugs the real API rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["check_request", "summarize_request"]
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, Mapping)]
+    return []
+
+
+def check_request(body: Mapping[str, Any]) -> list[str]:
+    """Every problem with a Messages API request body; an empty list means it looks valid."""
+    problems: list[str] = []
+    if not isinstance(body.get("model"), str) or not body.get("model"):
+        problems.append("'model' is missing")
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        problems.append("'max_tokens' is missing or not a positive integer")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        problems.append("'messages' is missing or empty")
+        return problems
+    expected = "user"
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, Mapping):
+            problems.append(f"messages[{i}] is not an object")
+            return problems
+        role = msg.get("role")
+        if role != expected:
+            problems.append(f"messages[{i}] has role {role!r}; roles must alternate from 'user'")
+            return problems
+        content = msg.get("content")
+        if role == "assistant" and (content in ("", None) or content == []):
+            problems.append(f"messages[{i}] is an assistant message with empty content")
+        if isinstance(content, list) and not content:
+            problems.append(f"messages[{i}] has an empty content list")
+        expected = "assistant" if role == "user" else "user"
+    for i, msg in enumerate(messages):
+        if msg.get("role") != "assistant":
+            continue
+        ids = [b.get("id") for b in _blocks(msg.get("content")) if b.get("type") == "tool_use"]
+        if not ids:
+            continue
+        following = messages[i + 1] if i + 1 < len(messages) else None
+        answered = {
+            b.get("tool_use_id")
+            for b in _blocks(following.get("content") if following else None)
+            if b.get("type") == "tool_result"
+        }
+        missing = [x for x in ids if x not in answered]
+        if missing:
+            problems.append(
+                f"messages[{i}] has tool_use id(s) {missing} without a tool_result "
+                f"in the immediately following user message"
+            )
+    for i, msg in enumerate(messages):
+        if msg.get("role") != "user":
+            continue
+        results = [
+            b.get("tool_use_id")
+            for b in _blocks(msg.get("content"))
+            if b.get("type") == "tool_result"
+        ]
+        if not results:
+            continue
+        previous = messages[i - 1] if i > 0 else None
+        asked = {
+            b.get("id")
+            for b in _blocks(previous.get("content") if previous else None)
+            if b.get("type") == "tool_use"
+        }
+        orphans = [x for x in results if x not in asked]
+        if orphans:
+            problems.append(
+                f"messages[{i}] has tool_result(s) for {orphans} with no matching tool_use "
+                f"in the previous assistant message"
+            )
+    return problems
+
+
+def summarize_request(body: Any) -> str:
+    """A one-line description of a request for failure messages."""
+    if not isinstance(body, Mapping):
+        return "body is not a JSON object"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return f"{len(messages) if isinstance(messages, list) else 0} messages"
+    last = messages[-1] if isinstance(messages[-1], Mapping) else {}
+    content = last.get("content")
+    parts: list[str] = []
+    if isinstance(content, str):
+        parts.append(repr(content[:60]))
+    for b in _blocks(content):
+        if b.get("type") == "text":
+            parts.append(repr(str(b.get("text", ""))[:60]))
+        elif b.get("type") == "tool_result":
+            parts.append(f"tool_result({b.get('tool_use_id')})")
+        else:
+            parts.append(str(b.get("type")))
+    return f"{len(messages)} messages, last {last.get('role')}: {', '.join(parts) or '(empty)'}"

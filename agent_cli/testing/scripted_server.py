@@ -1,0 +1,418 @@
+"""A real HTTP server on 127.0.0.1 that plays a scripted Anthropic Messages API.
+
+``POST /v1/messages`` answers the next turn of a ``Scenario``: an SSE stream with chunked
+transfer encoding (event order as the real API: ``message_start``, ``ping``, per block
+``content_block_start`` / ``content_block_delta``... / ``content_block_stop``, ``message_delta``,
+``message_stop``) or, without ``"stream": true``, a full Message JSON. Every request is recorded.
+
+It fails loudly: a request it did not expect (scenario exhausted, ``match`` failed, or a body the
+real API would reject) gets HTTP 500 with ``x-should-retry: false`` and a body saying
+``scripted server: unexpected request #N: ...``, and is recorded; ``assert_done()`` raises on any
+such failure and on any turn that was never served.
+
+    with ScriptedServer(Scenario.of([text("hi")])) as srv:
+        client = AsyncAnthropic(api_key="test", base_url=srv.base_url)
+        ...
+        srv.assert_done()
+
+Run as a process: ``python -m agent_cli.testing.scripted_server --scenario FILE --port-file PATH
+[--report PATH]`` serves until SIGTERM/SIGINT, then writes the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from agent_cli.testing.checks import check_request, summarize_request
+from agent_cli.testing.events import message_json, turn_events
+from agent_cli.testing.scenario import Fault, Scenario, ScenarioError, Turn
+
+__all__ = ["RecordedRequest", "ScriptedServer", "main"]
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it, and what it answered."""
+
+    index: int  # 1-based, over all requests
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    turn: int | None = None  # index of the scenario turn it was answered with (or faulted on)
+    outcome: str = ""  # "turn", "fault:<kind>", "unexpected"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "method": self.method,
+            "path": self.path,
+            "turn": self.turn,
+            "outcome": self.outcome,
+            "body": self.body,
+        }
+
+
+@dataclass
+class _Plan:
+    record: RecordedRequest
+    turn: Turn | None = None
+    fault: Fault | None = None
+    error: str | None = None
+    stream: bool = False
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 30  # frees idle keep-alive threads
+    server: _Server
+
+    def do_POST(self) -> None:
+        self.server.owner._handle(self)
+
+    do_GET = do_PUT = do_DELETE = do_POST
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ScriptedServer
+
+
+@dataclass
+class _State:
+    next_turn: int = 0
+    faults_left: dict[int, list[int]] = field(default_factory=dict)
+
+
+class ScriptedServer:
+    """The scripted Messages API server. See the module docstring."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        gate_timeout: float = 5.0,
+        text_chunk: int = 6,
+        json_chunk: int = 7,
+    ) -> None:
+        self.scenario = scenario
+        self.host = host
+        self.gate_timeout = gate_timeout
+        self.text_chunk = text_chunk
+        self.json_chunk = json_chunk
+        self.requests: list[RecordedRequest] = []
+        self.failures: list[str] = []
+        self.marks: list[str] = []  # server-side log: events sent, gates opened
+        self._lock = threading.Lock()
+        self._state = _State(
+            faults_left={i: [f.times for f in t.faults] for i, t in enumerate(scenario.turns)}
+        )
+        self._gates: dict[str, threading.Event] = {}
+        self._stopping = threading.Event()
+        self._port = port
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> ScriptedServer:
+        httpd = _Server((self.host, self._port), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._port = httpd.server_address[1]
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, name="scripted-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    async def astart(self) -> ScriptedServer:
+        return await asyncio.to_thread(self.start)
+
+    async def astop(self) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> ScriptedServer:
+        return await self.astart()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.astop()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self._port}"
+
+    def gate(self, name: str) -> threading.Event:
+        """The gate a turn's ``holds`` waits on; ``.set()`` it to let the stream go on."""
+        with self._lock:
+            return self._gates.setdefault(name, threading.Event())
+
+    # -- verdicts ------------------------------------------------------------------------------
+    def unconsumed_turns(self) -> list[int]:
+        with self._lock:
+            return list(range(self._state.next_turn, len(self.scenario.turns)))
+
+    def assert_done(self) -> None:
+        """Raise AssertionError if any request was unexpected or any turn was never served."""
+        problems = list(self.failures)
+        left = self.unconsumed_turns()
+        if left:
+            problems.append(f"scripted server: turn(s) {left} never served")
+        if problems:
+            raise AssertionError("\n".join(problems))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "requests": [r.to_dict() for r in self.requests],
+            "failures": list(self.failures),
+            "unconsumed_turns": self.unconsumed_turns(),
+            "ok": not self.failures and not self.unconsumed_turns(),
+        }
+
+    # -- serving -------------------------------------------------------------------------------
+    def _plan(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Plan:
+        with self._lock:
+            rec = RecordedRequest(len(self.requests) + 1, method, path, headers, body)
+            self.requests.append(rec)
+            plan = _Plan(rec, stream=isinstance(body, dict) and body.get("stream") is True)
+            state = self._state
+            if method != "POST" or path != "/v1/messages":
+                plan.error = f"{method} {path} is not POST /v1/messages"
+            elif not isinstance(body, dict):
+                plan.error = "body is not a JSON object"
+            elif problems := check_request(body):
+                plan.error = "invalid request: " + "; ".join(problems)
+            elif state.next_turn >= len(self.scenario.turns):
+                plan.error = f"scenario exhausted after {len(self.scenario.turns)} turn(s)"
+            else:
+                idx = state.next_turn
+                turn = self.scenario.turns[idx]
+                mismatch = turn.match.mismatch(body) if turn.match else None
+                if mismatch:
+                    plan.error = f"turn {idx} match failed: {mismatch}"
+                else:
+                    rec.turn, plan.turn = idx, turn
+                    left = state.faults_left[idx]
+                    pending = next((i for i, n in enumerate(left) if n > 0), None)
+                    if pending is not None:
+                        left[pending] -= 1
+                        plan.fault = turn.faults[pending]
+                        rec.outcome = f"fault:{plan.fault.kind}"
+                        if plan.fault.consumes_turn:
+                            state.next_turn += 1
+                    else:
+                        rec.outcome = "turn"
+                        state.next_turn += 1
+            if plan.error is not None:
+                rec.outcome = "unexpected"
+                msg = f"scripted server: unexpected request #{rec.index}: {plan.error}"
+                self.failures.append(f"{msg} ({summarize_request(body)})")
+                plan.error = msg
+            return plan
+
+    def _handle(self, h: _Handler) -> None:
+        length = int(h.headers.get("content-length") or 0)
+        raw = h.rfile.read(length) if length > 0 else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        plan = self._plan(h.command, h.path.split("?", 1)[0], headers, body)
+        rid = f"req_scripted_{plan.record.index:04d}"
+        if plan.error is not None:
+            self._send_error(h, 500, "api_error", plan.error, rid, {"x-should-retry": "false"})
+            return
+        assert plan.turn is not None
+        fault = plan.fault
+        if fault is not None and fault.kind == "http":
+            extra: dict[str, str] = {}
+            if fault.retry_after is not None:
+                extra["retry-after"] = fault.retry_after
+            if fault.retry_after_ms is not None:
+                extra["retry-after-ms"] = fault.retry_after_ms
+            if fault.should_retry is not None:
+                extra["x-should-retry"] = "true" if fault.should_retry else "false"
+            self._send_error(h, fault.status, fault.error_type, fault.message, rid, extra)
+            return
+        model = plan.turn.model or str(plan.record.body.get("model"))
+        msg_id = f"msg_scripted_{plan.record.index:04d}"
+        if not plan.stream:
+            self._send_message(h, plan, fault, msg_id, model, rid)
+            return
+        self._send_stream(h, plan, fault, msg_id, model, rid)
+
+    def _send_error(
+        self, h: _Handler, status: int, etype: str, message: str, rid: str, extra: dict[str, str]
+    ) -> None:
+        payload = json.dumps(
+            {"type": "error", "error": {"type": etype, "message": message}}
+        ).encode()
+        h.send_response(status)
+        h.send_header("content-type", "application/json")
+        h.send_header("content-length", str(len(payload)))
+        h.send_header("request-id", rid)
+        for k, v in extra.items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(payload)
+        h.wfile.flush()
+
+    def _send_message(
+        self, h: _Handler, plan: _Plan, fault: Fault | None, msg_id: str, model: str, rid: str
+    ) -> None:
+        turn = plan.turn
+        assert turn is not None
+        if fault is not None and fault.kind == "cut":
+            self._cut(h)
+            return
+        if fault is not None:  # an in-stream error has no stream to live in: answer it as HTTP
+            self._send_error(h, 529, fault.error_type, fault.message, rid, {})
+            return
+        message = message_json(turn, msg_id, model, final=True)
+        payload = json.dumps(message).encode()
+        h.send_response(200)
+        h.send_header("content-type", "application/json")
+        h.send_header("content-length", str(len(payload)))
+        h.send_header("request-id", rid)
+        h.end_headers()
+        h.wfile.write(payload)
+        h.wfile.flush()
+
+    def _send_stream(
+        self, h: _Handler, plan: _Plan, fault: Fault | None, msg_id: str, model: str, rid: str
+    ) -> None:
+        turn = plan.turn
+        assert turn is not None
+        n = plan.record.index
+        events = turn_events(turn, msg_id, model, self.text_chunk, self.json_chunk)
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("transfer-encoding", "chunked")
+        h.send_header("cache-control", "no-cache")
+        h.send_header("request-id", rid)
+        h.end_headers()
+        try:
+            for sent, (name, data) in enumerate(events):
+                if fault is not None and sent >= fault.after_events:
+                    if fault.kind == "cut":
+                        self._mark(f"#{n} cut after {sent} events")
+                        self._cut(h)
+                        return
+                    err = {
+                        "type": "error",
+                        "error": {"type": fault.error_type, "message": fault.message},
+                    }
+                    self._write_event(h, "error", err)
+                    self._mark(f"#{n} error after {sent} events")
+                    break
+                if turn.event_delay and sent:
+                    time.sleep(turn.event_delay)
+                self._write_event(h, name, data)
+                label = f"[{data['index']}]" if "index" in data else ""
+                self._mark(f"#{n} {name}{label}")
+                if name == "content_block_stop" and data["index"] in turn.holds:
+                    self._hold(n, turn.holds[data["index"]])
+            h.wfile.write(b"0\r\n\r\n")
+            h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self._mark(f"#{n} client went away")
+            h.close_connection = True
+
+    def _hold(self, n: int, name: str) -> None:
+        gate = self.gate(name)
+        deadline = time.monotonic() + self.gate_timeout
+        while not gate.is_set() and not self._stopping.is_set() and time.monotonic() < deadline:
+            gate.wait(0.02)
+        self._mark(f"#{n} gate {name} {'opened' if gate.is_set() else 'timed out'}")
+
+    def _mark(self, text: str) -> None:
+        with self._lock:
+            self.marks.append(text)
+
+    @staticmethod
+    def _write_event(h: _Handler, name: str, data: dict[str, Any]) -> None:
+        payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        h.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
+        h.wfile.flush()
+
+    @staticmethod
+    def _cut(h: _Handler) -> None:
+        # Close without the terminating chunk: the client sees an incomplete chunked body.
+        h.close_connection = True
+        try:
+            h.wfile.flush()
+            h.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve a scenario file until SIGTERM/SIGINT; write the port file and, at exit, the report."""
+    parser = argparse.ArgumentParser(prog="python -m agent_cli.testing.scripted_server")
+    parser.add_argument("--scenario", required=True, help="scenario JSON file")
+    parser.add_argument("--port-file", required=True, help="where to write the chosen port")
+    parser.add_argument("--report", help="write a JSON report of requests and leftovers here")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        scenario = Scenario.from_json(args.scenario)
+    except ScenarioError as exc:
+        print(f"scripted server: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server = ScriptedServer(scenario, port=args.port).start()
+    try:
+        tmp = Path(args.port_file + ".tmp")
+        tmp.write_text(str(server.port), encoding="utf-8")
+        os.replace(tmp, args.port_file)  # readers never see a half-written port
+        while not stop.wait(0.1):
+            pass
+    finally:
+        server.stop()
+        if args.report:
+            Path(args.report).write_text(json.dumps(server.report(), indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
