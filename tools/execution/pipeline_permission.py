@@ -1,0 +1,295 @@
+"""Pipeline steps 8–9: resolve the permission, handle a denial.
+
+Resolution chain: a PreToolUse hook's deny is final. Otherwise the engine judges the backfilled
+input (rules deny > ask > allow, the tool's own check, mode defaults, safety checks). A hook's
+allow lifts only an ask that came from the mode's default — never a deny or ask rule, never a
+safety check. What still asks goes, in order, to the auto-mode classifier (for what a classifier
+may approve), a PermissionRequest hook, and the user's prompt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from permissions.types import (
+    Decision,
+    PermissionMode,
+    PermissionRequest,
+    PermissionRule,
+    ReasonKind,
+    RuleBehavior,
+    RuleSource,
+    RuleValue,
+    ToolKind,
+    Verdict,
+)
+from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
+from tools.errors import PermissionDeniedError
+from tools.execution.pipeline_types import CallState, system_reminder, until_abort
+from tools.execution.pipeline_validate import replace_input
+
+__all__ = [
+    "REJECT_MESSAGE",
+    "REJECT_WITH_FEEDBACK",
+    "build_request",
+    "denial_message",
+    "handle_denial",
+    "resolve_permission",
+    "session_rules_modifier",
+]
+
+REJECT_MESSAGE = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+REJECT_WITH_FEEDBACK = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+    "the user said:\n"
+)
+# Asks a PreToolUse hook's allow may lift: the mode's default caution, not an explicit rule.
+_HOOK_LIFTABLE = frozenset(
+    {
+        ReasonKind.MODE,
+        ReasonKind.DEFAULT,
+        ReasonKind.READ_ONLY,
+        ReasonKind.WORKING_DIR,
+        ReasonKind.ANALYSIS,
+        ReasonKind.TOOL,
+    }
+)
+
+
+def _decide(request: PermissionRequest, ctx: ToolUseContext) -> Verdict:
+    # Imported on use: the engine is a sibling layer's module and may import heavy analysis.
+    from permissions.engine import decide
+
+    verdict: Verdict = decide(request, ctx.permissions)
+    return verdict
+
+
+async def build_request(state: CallState) -> PermissionRequest:
+    """The call as the engine sees it: backfilled input, paths, subject, traits, tool verdict."""
+    tool, ctx, inp = state.tool, state.ctx, state.backfilled
+    assert tool is not None
+    command = getattr(inp, "command", None)
+    url = getattr(inp, "url", None)
+    return PermissionRequest(
+        tool_name=tool.name,
+        input=dict(state.hook_input()),
+        kind=tool.permission_kind,
+        paths=tuple(tool.permission_paths(inp, ctx)),
+        command=command if isinstance(command, str) else None,
+        url=url if isinstance(url, str) else None,
+        is_read_only=bool(tool.is_read_only(inp)),
+        is_mcp=tool.is_mcp,
+        tool_verdict=await tool.check_permissions(inp, ctx),
+    )
+
+
+def _hook_liftable(verdict: Verdict) -> bool:
+    if verdict.safety is not None or verdict.kind not in _HOOK_LIFTABLE:
+        return False
+    return verdict.rule is None or verdict.rule.behavior is RuleBehavior.ALLOW
+
+
+def _classifier_approvable(verdict: Verdict) -> bool:
+    if verdict.safety is not None and not verdict.safety.classifier_approvable:
+        return False
+    # An explicit ask rule is the user's wish to be asked.
+    return verdict.rule is None or verdict.rule.behavior is not RuleBehavior.ASK
+
+
+def session_rules_modifier(rules: tuple[RuleValue, ...]) -> Any:
+    """A context modifier adding ``rules`` as session allow rules (after "always allow")."""
+    added = tuple(PermissionRule(RuleSource.SESSION, RuleBehavior.ALLOW, r) for r in rules)
+
+    def add_session_rules(ctx: ToolUseContext) -> ToolUseContext:
+        perms = dataclasses.replace(ctx.permissions, rules=(*ctx.permissions.rules, *added))
+        return dataclasses.replace(ctx, permissions=perms)
+
+    return add_session_rules
+
+
+async def resolve_permission(state: CallState) -> None:
+    """8. Hook deny is final; else the engine; a hook allow lifts mode asks; then ask someone."""
+    hook = state.pre_hook
+    if hook is not None and (hook.decision is Decision.DENY or hook.blocked):
+        reason = hook.decision_reason or hook.block_reason or "denied by a PreToolUse hook"
+        state.verdict = Verdict(Decision.DENY, reason, ReasonKind.HOOK)
+        return
+    request = await build_request(state)
+    verdict = _decide(request, state.ctx)
+    if hook is not None and hook.decision is Decision.ALLOW:
+        if verdict.decision is Decision.ASK and _hook_liftable(verdict):
+            reason = hook.decision_reason or "allowed by a PreToolUse hook"
+            verdict = Verdict(
+                Decision.ALLOW, reason, ReasonKind.HOOK, trace=(*verdict.trace, reason)
+            )
+    elif hook is not None and hook.decision is Decision.ASK and verdict.allowed:
+        reason = hook.decision_reason or "a PreToolUse hook asked for confirmation"
+        verdict = Verdict(Decision.ASK, reason, ReasonKind.HOOK, trace=(*verdict.trace, reason))
+    if verdict.decision is Decision.ASK:
+        verdict = await _resolve_ask(state, verdict)
+    state.verdict = verdict
+
+
+async def _classifier_verdict(state: CallState) -> Verdict | None:
+    task = state.classifier_task
+    if task is None:
+        return None
+    try:
+        verdict = await until_abort(task, state.ctx.abort)
+    except Exception:
+        return None  # a broken classifier has no opinion; the user is asked instead
+    if verdict is None or verdict.decision is Decision.ASK:
+        return None
+    return dataclasses.replace(verdict, kind=ReasonKind.CLASSIFIER)
+
+
+async def _resolve_ask(state: CallState, verdict: Verdict) -> Verdict:
+    ctx, tool = state.ctx, state.tool
+    assert tool is not None
+    mode = ctx.permissions.mode
+    if mode is PermissionMode.DONT_ASK:
+        return Verdict(Decision.DENY, f"dontAsk mode: {verdict.reason}", verdict.kind, verdict.rule)
+    if mode is PermissionMode.AUTO and _classifier_approvable(verdict):
+        decided = await _classifier_verdict(state)
+        if decided is not None:
+            return decided
+    if ctx.hooks is not None:
+        answered = await _permission_request_hook(state, verdict)
+        if answered is not None:
+            return answered
+    preview, approved_input = None, None
+    if tool.prepare_prompt is not None:
+        preview, approved_input = await tool.prepare_prompt(state.parsed, ctx)
+    try:
+        title = tool.describe_call(state.parsed)
+    except Exception:
+        title = tool.name
+    prompt = PermissionPrompt(
+        tool_name=tool.name,
+        tool_use_id=state.call.id,
+        input=state.hook_input(),
+        verdict=verdict,
+        title=title,
+        preview=preview,
+        agent_id=ctx.agent.agent_id,
+    )
+    response = await until_abort(ctx.callbacks.request_permission(prompt), ctx.abort)
+    state.user_decided = True
+    if response.answer is PermissionAnswer.DENY:
+        state.denial_feedback = (response.feedback or "").strip() or None
+        return Verdict(Decision.DENY, state.denial_feedback or "the user declined", ReasonKind.USER)
+    if approved_input is not None:
+        # What the user saw in the preview is exactly what runs (e.g. a simulated sed edit).
+        state.set_input(approved_input, tool.backfill_input(approved_input, ctx))
+        state.input_updated = True
+    if response.updated_input is not None:
+        await replace_input(state, response.updated_input, source="The permission prompt")
+    if response.answer is PermissionAnswer.ALLOW_ALWAYS:
+        rules = tuple(response.rules) or verdict.suggestions
+        if rules:
+            state.rules_to_persist = rules
+            state.modifiers.append(session_rules_modifier(rules))
+    return Verdict(Decision.ALLOW, "approved by the user", ReasonKind.USER, trace=verdict.trace)
+
+
+async def _permission_request_hook(state: CallState, verdict: Verdict) -> Verdict | None:
+    assert state.tool is not None and state.ctx.hooks is not None
+    suggestions = [
+        {
+            "type": "addRules",
+            "rules": [{"toolName": r.tool_name, "ruleContent": r.content} for r in [s]],
+            "behavior": "allow",
+            "destination": "session",
+        }
+        for s in verdict.suggestions
+    ]
+    out = await until_abort(
+        state.ctx.hooks.permission_request(
+            tool_name=state.tool.name,
+            tool_input=state.hook_input(),
+            permission_mode=state.ctx.permissions.mode.value,
+            suggestions=suggestions,
+        ),
+        state.ctx.abort,
+    )
+    for text in out.additional_context:
+        state.pre_messages.append(system_reminder(f"PermissionRequest hook: {text}"))
+    if out.decision is Decision.ALLOW:
+        if out.updated_input is not None:
+            await replace_input(state, out.updated_input, source="PermissionRequest hook")
+        return Verdict(
+            Decision.ALLOW, out.message or "allowed by a PermissionRequest hook", ReasonKind.HOOK
+        )
+    if out.decision is Decision.DENY:
+        if out.interrupt:
+            state.stop(out.message or "interrupted by a PermissionRequest hook")
+        return Verdict(
+            Decision.DENY, out.message or "denied by a PermissionRequest hook", ReasonKind.HOOK
+        )
+    return None
+
+
+def _subject(state: CallState) -> str:
+    inp, tool = state.backfilled, state.tool
+    command = getattr(inp, "command", None)
+    if tool is not None and tool.permission_kind is ToolKind.BASH and isinstance(command, str):
+        return f' with command "{command}"'
+    url = getattr(inp, "url", None)
+    if isinstance(url, str):
+        return f" for {url}"
+    if tool is not None:
+        try:
+            paths = tool.permission_paths(inp, state.ctx)
+        except Exception:
+            paths = ()
+        if paths:
+            return " on " + ", ".join(str(p) for p in paths)
+    return ""
+
+
+def denial_message(state: CallState) -> str:
+    """What the model reads: the user's words, or the rule and its source, or the reason."""
+    verdict = state.verdict
+    assert verdict is not None
+    if verdict.kind is ReasonKind.USER:
+        if state.denial_feedback:
+            return REJECT_WITH_FEEDBACK + state.denial_feedback
+        return REJECT_MESSAGE
+    head = f"Permission to use {state.tool_name}{_subject(state)} has been denied"
+    rule = verdict.rule
+    if rule is not None and rule.behavior is RuleBehavior.DENY:
+        return f"{head} by the deny rule {rule.value} from {rule.source.value}."
+    return f"{head}: {verdict.reason.rstrip('.')}."
+
+
+async def handle_denial(state: CallState) -> None:
+    """9. A denial becomes the model's message; PermissionDenied hooks run."""
+    verdict = state.verdict
+    if verdict is None:
+        # Fail closed: a call with no verdict never runs.
+        state.verdict = verdict = Verdict(Decision.DENY, "no permission decision was made")
+    if verdict.decision is Decision.ALLOW:
+        return
+    if verdict.decision is Decision.ASK:
+        state.verdict = verdict = Verdict(Decision.DENY, verdict.reason, verdict.kind, verdict.rule)
+    message = denial_message(state)
+    hooks = state.ctx.hooks
+    if hooks is not None:
+        out = await until_abort(
+            hooks.permission_denied(
+                tool_name=state.tool_name,
+                tool_input=state.hook_input(),
+                tool_use_id=state.call.id,
+                reason=verdict.reason,
+            ),
+            state.ctx.abort,
+        )
+        for text in out.additional_context:
+            state.pre_messages.append(system_reminder(f"PermissionDenied hook: {text}"))
+    raise PermissionDeniedError(message)

@@ -1,0 +1,156 @@
+"""Pipeline steps 1–7: find the tool, stop if aborted, parse, validate, start the classifier,
+backfill, run PreToolUse hooks.
+
+A step that must end the call raises a ``ToolError``; ``classify_error`` turns it into the
+``is_error`` tool_result, so every failure takes the same road.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pydantic
+
+from permissions.types import PermissionMode
+from tools.errors import InputError, ToolCancelled
+from tools.execution.pipeline_types import (
+    INTERRUPTED_MESSAGE,
+    CallState,
+    find_tool,
+    system_reminder,
+    until_abort,
+)
+
+__all__ = [
+    "backfill_input",
+    "check_abort",
+    "format_validation_error",
+    "parse_input",
+    "pre_tool_hooks",
+    "resolve_tool",
+    "start_classifier",
+    "validate_input",
+]
+
+_MAX_ISSUES = 5
+
+
+async def resolve_tool(state: CallState) -> None:
+    """1. Find the tool by name, then by alias; an unknown name is an error for the model."""
+    tool = find_tool(state.ctx.options.tools, state.call.name)
+    if tool is None:
+        raise InputError(f"No such tool available: {state.call.name}", code="unknown_tool")
+    state.tool = tool
+
+
+async def check_abort(state: CallState) -> None:
+    """2. A call queued before the abort propagated does no work."""
+    if state.ctx.abort.aborted:
+        raise ToolCancelled(INTERRUPTED_MESSAGE)
+
+
+def format_validation_error(tool_name: str, err: pydantic.ValidationError) -> str:
+    """``InputValidationError: Read failed: file_path: Field required`` — never a pydantic dump."""
+    issues = []
+    for item in err.errors(include_url=False, include_input=False)[:_MAX_ISSUES]:
+        loc = ".".join(str(p) for p in item.get("loc", ())) or "input"
+        issues.append(f"{loc}: {item.get('msg', 'invalid')}")
+    more = err.error_count() - len(issues)
+    text = "; ".join(issues) + (f" (and {more} more)" if more > 0 else "")
+    return f"InputValidationError: {tool_name} failed: {text}"
+
+
+def _parse(state: CallState, raw: Any, *, what: str = "") -> Any:
+    assert state.tool is not None
+    tool = state.tool
+    try:
+        return tool.input_model.model_validate(raw)
+    except pydantic.ValidationError as err:
+        message = what + format_validation_error(tool.name, err)
+        if tool.should_defer and tool.name not in state.ctx.options.loaded_deferred:
+            message += (
+                "\n\nThis tool's schema was not loaded; call ToolSearch with query "
+                f'"select:{tool.name}" first, then retry'
+            )
+        raise InputError(message) from None
+
+
+async def parse_input(state: CallState) -> None:
+    """3. Schema validation with a concise message (and the ToolSearch hint when deferred)."""
+    state.parsed = _parse(state, state.call.input)
+
+
+async def _semantic_check(state: CallState, parsed: Any) -> None:
+    assert state.tool is not None
+    problem = await state.tool.validate_input(parsed, state.ctx)
+    if problem is not None:
+        raise InputError(problem.message, code=problem.code)
+
+
+async def validate_input(state: CallState) -> None:
+    """4. The tool's semantic checks beyond the schema."""
+    await _semantic_check(state, state.parsed)
+
+
+async def start_classifier(state: CallState) -> None:
+    """5. In auto mode, start the configured safety classifier now; step 8 awaits it."""
+    ctx = state.ctx
+    if ctx.permissions.mode is not PermissionMode.AUTO:
+        return
+    classifier = ctx.options.extra.get("classifier")
+    if classifier is None:
+        return
+    assert state.tool is not None
+    state.classifier_task = asyncio.ensure_future(
+        classifier.classify(state.tool.name, state.hook_input(), ctx)
+    )
+
+
+async def backfill_input(state: CallState) -> None:
+    """6. A copy with derived fields (absolute paths) for hooks and permissions."""
+    assert state.tool is not None
+    state.set_input(state.parsed, state.tool.backfill_input(state.parsed, state.ctx))
+
+
+async def replace_input(state: CallState, raw: Any, *, source: str) -> None:
+    """Input rewritten by a hook or the user: parsed, validated and backfilled again."""
+    assert state.tool is not None
+    parsed = _parse(state, raw, what=f"{source} returned invalid input: ")
+    await _semantic_check(state, parsed)
+    state.set_input(parsed, state.tool.backfill_input(parsed, state.ctx))
+    state.input_updated = True
+
+
+async def pre_tool_hooks(state: CallState) -> None:
+    """7. PreToolUse hooks: a decision (used at step 8), rewritten input, context, stop."""
+    hooks = state.ctx.hooks
+    if hooks is None:
+        return
+    assert state.tool is not None
+    outcome = await until_abort(
+        hooks.pre_tool_use(
+            tool_name=state.tool.name,
+            tool_input=state.hook_input(),
+            tool_use_id=state.call.id,
+            permission_mode=state.ctx.permissions.mode.value,
+        ),
+        state.ctx.abort,
+    )
+    state.pre_hook = outcome
+    for text in outcome.additional_context:
+        state.pre_messages.append(system_reminder(f"PreToolUse:{state.tool.name} hook: {text}"))
+    for text in outcome.system_messages:
+        _notify(state, text)
+    if outcome.stop:
+        state.stop(outcome.stop_reason or "stopped by a PreToolUse hook")
+    if outcome.updated_input is not None:
+        # The rewritten input is what runs; step 8 judges it again by the rules.
+        await replace_input(state, outcome.updated_input, source="PreToolUse hook")
+
+
+def _notify(state: CallState, text: str) -> None:
+    try:
+        state.ctx.callbacks.notify(text)
+    except Exception:
+        pass  # a UI failure must not fail the call
