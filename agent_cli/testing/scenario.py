@@ -209,7 +209,7 @@ class Match:
             if not any(self.contains_text in t for t in _texts(content)):
                 return f"expected the last user message to contain {self.contains_text!r}"
         if self.predicate is not None and not self.predicate(body):
-            return f"predicate {self.description or self.predicate!r} failed"
+            return f"predicate {self.description or repr(self.predicate)} failed"
         return None
 
     def to_dict(self) -> dict[str, Any]:
