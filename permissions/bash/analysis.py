@@ -1,0 +1,269 @@
+"""Facts about one simple command, independent of rules: its argv views, read-only-ness,
+what it writes, and what the analysis could not model.
+
+``deny_forms`` are every argv bash might really run for it (seen through quoting, wrappers,
+``env``, ``sudo``, ``bash -c``, ``eval``, ``xargs``, ``find -exec``, brace expansion, tracked
+variables, absolute program paths); ``allow_forms`` only the argv as written, minus the
+documented transparent wrappers and safe environment assignments.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from permissions.bash.parse import ParsedScript, SimpleCommand, parse_simple_commands
+from permissions.bash.readonly import is_read_only_argv, safe_env_var
+from permissions.bash.scan import scan_segments
+from permissions.bash.validators import sed_read_only, sed_scripts
+from permissions.bash.words import brace_expand
+from permissions.bash.wrappers import SHELLS, basename, deny_unwrap, strip_allow_wrapper
+
+__all__ = [
+    "CommandFacts",
+    "analyse_command",
+    "deny_forms_of_argvs",
+    "deny_forms_of_command",
+    "deny_forms_of_script",
+    "sed_in_place_operands",
+]
+
+MAX_DEPTH = 4
+MAX_FORMS = 256
+_SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_OUTPUT_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&", "&>|"})
+_BUILTINS_STATEFUL = frozenset(
+    {"export", "declare", "typeset", "readonly", "local", "alias", "unalias", "unset", "set"}
+    | {"shopt", "source", ".", "eval", "trap", "exec", "enable", "hash", "bind", "ulimit"}
+    | {"umask", "builtin", "let", "read", "mapfile", "readarray", "getopts", "shift", "exit"}
+)
+
+
+@dataclass(slots=True)
+class CommandFacts:
+    """What one simple command is, as far as the analysis can tell."""
+
+    cmd: SimpleCommand
+    argv: list[str]
+    known: bool  # every word is a literal (no expansion, glob, brace)
+    core: list[str] | None  # argv after transparent wrappers (None: not modelable)
+    read_only: bool = False
+    problems: list[str] = field(default_factory=list)  # ANALYSIS-level doubts
+    network: bool = False
+    writes: list[str | None] = field(default_factory=list)  # redirect targets (None: unknown)
+    allow_forms: list[str] = field(default_factory=list)
+    no_suggest: bool = False
+    via_xargs: bool = False  # operands come from stdin
+
+
+def _is_plain_name(name: str) -> bool:
+    return name.isascii() and name.isprintable() and " " not in name and "\t" not in name
+
+
+def _redirect_facts(f: CommandFacts) -> None:
+    for r in f.cmd.redirects:
+        t = r.target
+        text = t.shown if t is not None else ""
+        if text.startswith(("/dev/tcp/", "/dev/udp/")):
+            f.network = True
+        if r.op not in _OUTPUT_OPS:
+            continue
+        if t is None or text.startswith((">(", "<(")):
+            continue  # process substitution: analysed as its own command
+        if r.op in (">&", "<>") and (text.isdigit() or text == "-") and t.known:
+            continue
+        if t.known and text in _SAFE_DEVICES:
+            continue
+        f.writes.append(t.value if t.known else None)
+
+
+def _env_assignments_strip(argv: list[str]) -> list[str] | None:
+    """``env A=1 B=2 cmd`` -> ``cmd`` when every assignment is safe and env has no flags."""
+    rest = argv[1:]
+    while rest and "=" in rest[0] and not rest[0].startswith(("=", "-")):
+        if not safe_env_var(rest[0].split("=", 1)[0]):
+            return None
+        rest = rest[1:]
+    if rest and rest[0].startswith("-"):
+        return None
+    return rest
+
+
+def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
+    """Rule-independent facts about one simple command of ``script``."""
+    words = cmd.words
+    argv = [w.shown for w in words]
+    known = all(w.known for w in words)
+    f = CommandFacts(cmd, argv, known, None)
+    _redirect_facts(f)
+    if cmd.kind == "test":
+        f.read_only = True
+        f.core = argv
+        return f
+    if cmd.kind != "command":
+        f.no_suggest = True
+        if cmd.kind == "declaration" and words and words[0].shown in ("export", "declare", "local"):
+            f.allow_forms = [" ".join(argv)]
+        return f
+    name = words[0] if words else None
+    if name is None or not name.known:
+        f.problems.append("the command name is computed at run time")
+        f.no_suggest = True
+        return f
+    prog = name.value or ""
+    if not _is_plain_name(prog):
+        f.problems.append(f"the command name {prog!r} has unusual characters")
+        f.no_suggest = True
+        return f
+    if prog in script.functions:
+        f.problems.append(f"{prog!r} is a shell function defined in the command")
+        f.no_suggest = True
+        return f
+    safe_assigns = all(safe_env_var(n) for n, _ in cmd.assignments)
+    if safe_assigns:
+        forms = [argv]
+        cur: list[str] | None = argv
+        while cur:
+            nxt = strip_allow_wrapper(cur)
+            if nxt is None and cur[0] == "env" and len(cur) > 1:
+                nxt = _env_assignments_strip(cur)
+            if not nxt:
+                break
+            forms.append(nxt)
+            cur = nxt
+        f.allow_forms = [" ".join(a) for a in forms]
+        f.via_xargs = any(a[0] == "xargs" for a in forms)
+        f.core = None if forms[-1][0] == "xargs" else forms[-1]
+    if f.core is not None and known:
+        f.read_only = is_read_only_argv(f.core, True)
+    elif f.core is not None:
+        f.read_only = is_read_only_argv(f.core, all_known=False)
+    if f.core is not None and f.core[0] == "env" and len(f.core) > 1:
+        f.read_only = False
+    if f.read_only and (f.writes or f.via_xargs):
+        f.read_only = False
+    if (f.core and basename(f.core[0]) in _NO_SUGGEST) or f.via_xargs:
+        f.no_suggest = True
+    if f.core and any(deny_unwrap(f.core)):
+        f.no_suggest = True  # it runs another command: a prefix rule would cover too much
+    if prog in _BUILTINS_STATEFUL:
+        f.read_only = False
+        f.no_suggest = True
+    return f
+
+
+_NO_SUGGEST = SHELLS | {
+    "eval",
+    "exec",
+    "source",
+    ".",
+    "sudo",
+    "doas",
+    "su",
+    "env",
+    "xargs",
+    "python",
+    "python3",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "ssh",
+    "trap",
+    "script",
+    "watch",
+    "parallel",
+    "osascript",
+    "deno",
+    "bun",
+}
+
+
+def _argv_variants(cmd: SimpleCommand) -> list[list[str]]:
+    base = [w.deny_value if w.deny_value is not None else w.shown for w in cmd.words]
+    out = [base]
+    if any(w.brace for w in cmd.words):
+        expanded: list[str] = []
+        for w, b in zip(cmd.words, base, strict=True):
+            expanded.extend(brace_expand(b) if w.brace else [b])
+        out.append(expanded)
+    if base and not base[0].isascii():
+        out.append([unicodedata.normalize("NFKC", base[0]), *base[1:]])
+    return out
+
+
+def _forms_of_argv(argv: list[str], depth: int, out: list[list[str]]) -> None:
+    if not argv or len(out) >= MAX_FORMS:
+        return
+    out.append(argv)
+    if "/" in argv[0]:
+        out.append([basename(argv[0]), *argv[1:]])
+    if depth >= MAX_DEPTH:
+        return
+    inners, scripts = deny_unwrap(argv)
+    for inner in inners:
+        _forms_of_argv(inner, depth + 1, out)
+    for s in scripts:
+        deny_forms_of_script(s, depth + 1, out)
+
+
+def deny_forms_of_command(cmd: SimpleCommand, depth: int = 0) -> list[list[str]]:
+    """Every argv a deny or ask rule should be tried against for ``cmd``."""
+    out: list[list[str]] = []
+    if cmd.kind not in ("command", "declaration", "unset"):
+        return out
+    for argv in _argv_variants(cmd):
+        _forms_of_argv(argv, depth, out)
+        if cmd.assignments:
+            out.append([f"{n}={w.shown}" for n, w in cmd.assignments] + argv)
+    if cmd.stdin_script and depth < MAX_DEPTH and cmd.words:
+        prog = basename(cmd.words[0].deny_value or cmd.words[0].shown)
+        if prog in SHELLS or prog in ("ssh", "sudo", "su", "xargs"):
+            deny_forms_of_script(cmd.stdin_script, depth + 1, out)
+    return out
+
+
+def deny_forms_of_argvs(argvs: list[list[str]]) -> list[list[str]]:
+    """Deny forms of raw argvs (from the fallback token scan)."""
+    out: list[list[str]] = []
+    for argv in argvs:
+        _forms_of_argv(argv, 0, out)
+    return out
+
+
+def deny_forms_of_script(script: str, depth: int, out: list[list[str]]) -> None:
+    """Append the deny forms of every command of a (nested) script to ``out``."""
+    if depth > MAX_DEPTH or len(out) >= MAX_FORMS:
+        return
+    parsed = parse_simple_commands(script)
+    for c in parsed.commands:
+        out.extend(deny_forms_of_command(c, depth))
+    if parsed.has_error or "\r" in script or "\xa0" in script:
+        for seg in scan_segments(script):
+            _forms_of_argv(seg, depth, out)
+
+
+def sed_in_place_operands(args: list[str]) -> list[str] | None:
+    """Files a ``sed -i`` edits, or None when it is not a plain in-place substitution."""
+    parsed = sed_scripts(args)
+    if parsed is None or not parsed[1]:
+        return None
+    without_i = [a for a in args if not (a.startswith("-i") or a.startswith("--in-place"))]
+    if not sed_read_only(without_i):
+        return None
+    operands: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-e", "--expression", "-l"):
+            skip = True
+        elif not a.startswith("-"):
+            operands.append(a)
+    explicit_e = any(a.startswith(("-e", "--expression")) for a in args)
+    return operands if explicit_e else operands[1:]
+
+
+def iter_commands(script: ParsedScript) -> Iterator[SimpleCommand]:
+    yield from script.commands

@@ -1,0 +1,381 @@
+"""The decision for one bash command under the Bash rules of a context.
+
+Order (strictest first): a deny rule matching any simple command anywhere -> DENY; an ask rule
+-> ASK; a safety check (critical rm, protected path, /dev/tcp) -> ASK; anything the analysis
+cannot model -> ASK (ANALYSIS); every command read-only or allowed by a rule -> ALLOW;
+otherwise ASK (MODE, "needs permission") with "don't ask again" suggestions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from permissions.bash.analysis import (
+    CommandFacts,
+    analyse_command,
+    deny_forms_of_argvs,
+    deny_forms_of_command,
+    sed_in_place_operands,
+)
+from permissions.bash.match import CompiledPattern, compile_pattern
+from permissions.bash.parse import ParsedScript, parse_simple_commands
+from permissions.bash.paths import is_critical_rm_target, is_inside, is_protected, resolve_path
+from permissions.bash.scan import scan_segments
+from permissions.bash.types import BashAssessment, SubcommandTrace
+from permissions.types import (
+    Decision,
+    PermissionContext,
+    PermissionRule,
+    ReasonKind,
+    RuleBehavior,
+    RuleValue,
+    SafetyCheck,
+    Verdict,
+)
+
+__all__ = ["MAX_COMMAND_CHARS", "assess_bash", "bash_rule_matches", "is_read_only_command"]
+
+MAX_COMMAND_CHARS = 10_000
+MAX_SUGGESTIONS = 5
+_EDIT_PROGRAMS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
+_WRITERS = _EDIT_PROGRAMS | {"tee", "ln", "chmod", "chown", "chgrp", "truncate", "install", "dd"}
+_VALUE_FLAGS: dict[str, frozenset[str]] = {
+    "touch": frozenset({"-d", "-r", "-t", "--date", "--reference"}),
+    "mkdir": frozenset({"-m", "--mode", "--context"}),
+    "cp": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
+    "mv": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
+    "ln": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
+    "install": frozenset({"-m", "-o", "-g", "-t", "-S", "--mode", "--owner", "--group"}),
+    "truncate": frozenset({"-s", "-r", "--size", "--reference"}),
+}
+_SUBCOMMAND_PROGRAMS = frozenset(
+    {"git", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh"}
+    | {"brew", "apt", "terraform", "dotnet", "mvn", "gradle", "npx", "pytest", "ruff", "mypy"}
+)
+_RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+
+_Rules = list[tuple[PermissionRule, CompiledPattern]]
+
+
+def _bash_rules(ctx: PermissionContext, behavior: RuleBehavior) -> _Rules:
+    return [
+        (r, compile_pattern(r.value.content))
+        for r in ctx.rules
+        if r.behavior is behavior and r.value.tool_name == "Bash"
+    ]
+
+
+def _first_match(rules: _Rules, forms: Sequence[Sequence[str]]) -> PermissionRule | None:
+    if not rules or not forms:
+        return None
+    texts = [" ".join(f) for f in forms]
+    for rule, pat in rules:
+        for argv, text in zip(forms, texts, strict=True):
+            if pat.matches(text) or pat.matches_flags(argv):
+                return rule
+    return None
+
+
+def _operands(prog: str, args: Sequence[str]) -> list[str] | None:
+    """Path operands of a file-writing command (None when it cannot be modelled)."""
+    if prog == "sed":
+        return sed_in_place_operands(list(args))
+    if prog == "dd":
+        return [a[3:] for a in args if a.startswith("of=")]
+    values = _VALUE_FLAGS.get(prog, frozenset())
+    out: list[str] = []
+    skip = False
+    end = False
+    for a in args:
+        if skip:
+            skip = False
+            if prog in ("cp", "mv", "ln", "install"):
+                out.append(a)  # -t DIR is the destination
+            continue
+        if end or not a.startswith("-") or a == "-":
+            out.append(a)
+        elif a == "--":
+            end = True
+        elif a in values:
+            skip = True
+    if prog in ("chmod", "chown", "chgrp") and out:
+        out = out[1:]
+    return out
+
+
+def _suggestion(core: Sequence[str]) -> RuleValue | None:
+    if not core:
+        return None
+    prog = core[0]
+    take = 1
+    if prog in _RUNNERS and len(core) > 2 and core[1] in ("run", "run-script"):
+        take = 3
+    elif (prog in _SUBCOMMAND_PROGRAMS or prog in _RUNNERS) and len(core) > 1:
+        take = 2
+    words = list(core[:take])
+    if take > 1 and words[1].startswith("-"):
+        return None  # `git -c x=y log`: no prefix would be both useful and safe
+    while len(words) > 1 and (words[-1].startswith("-") or "/" in words[-1]):
+        words.pop()
+    return RuleValue("Bash", " ".join(words) + " *")
+
+
+class _State:
+    """Mutable bookkeeping of one assessment walk."""
+
+    def __init__(self, ctx: PermissionContext) -> None:
+        self.home = str(ctx.home)
+        self.cwd: str | None = str(ctx.cwd)
+        self.dirs = [str(d) for d in ctx.working_dirs]
+        self.safety: list[SafetyCheck] = []
+        self.accept_ok = True
+
+    def write_targets(self, f: CommandFacts) -> list[str | None]:
+        """Judge the paths ``f`` writes; returns them resolved (None: unknown)."""
+        targets: list[str | None] = list(f.writes)
+        core = f.core
+        edit_words: list[str] | None = None
+        if core and core[0] in _WRITERS:
+            edit_words = _operands(core[0], core[1:])
+            if edit_words is None:
+                if core[0] != "sed":
+                    self.accept_ok = False
+            else:
+                targets.extend(edit_words if f.known else [None])
+        resolved: list[str | None] = []
+        for t in targets:
+            r = resolve_path(t, self.cwd, self.home) if t is not None else None
+            if r is not None and is_protected(r):
+                self.safety.append(
+                    SafetyCheck(f"writes to a protected path: {r}", classifier_approvable=True)
+                )
+            resolved.append(r)
+        if core and core[0] in ("rm", "rmdir"):
+            self.check_rm(f, core)
+        return resolved
+
+    def check_rm(self, f: CommandFacts, core: Sequence[str]) -> None:
+        words = f.cmd.words[len(f.cmd.words) - len(core) :]
+        recursive = any(
+            a in ("--recursive",)
+            or (a.startswith("-") and not a.startswith("--") and "r" in a.lower())
+            for a in core[1:]
+        )
+        for w in words[1:]:
+            if w.known and w.value is not None and w.value.startswith("-") and w.value != "-":
+                continue
+            if is_critical_rm_target(w.text, w.value, w.glob, recursive, self.cwd, self.home):
+                self.safety.append(
+                    SafetyCheck(f"rm of a critical path: {w.text}", classifier_approvable=False)
+                )
+
+    def track_cd(self, f: CommandFacts) -> None:
+        core = f.core
+        if not core or core[0] not in ("cd", "pushd", "popd"):
+            return
+        if core[0] == "popd":
+            self.cwd = None
+            return
+        args = [a for a in core[1:] if not a.startswith("-") or a == "-"]
+        if not args:
+            self.cwd = self.home if core[0] == "cd" else None
+        elif not f.known or args[0] == "-":
+            self.cwd = None
+        else:
+            self.cwd = resolve_path(args[0], self.cwd, self.home)
+
+    def edits_ok(self, f: CommandFacts, targets: list[str | None]) -> bool:
+        core = f.core
+        if not f.known or core is None or (self.cwd is None and any(t is None for t in targets)):
+            return False
+        if not (f.read_only or core[0] in _EDIT_PROGRAMS or _read_only_but_writes(f)):
+            return False
+        if core[0] == "sed" and sed_in_place_operands(list(core[1:])) is None:
+            return False
+        return all(
+            t is not None and is_inside(t, self.dirs) and not is_protected(t) for t in targets
+        )
+
+
+def _read_only_but_writes(f: CommandFacts) -> bool:
+    """A read-only program whose only effect is an output redirect (``echo x > f``)."""
+    if not f.writes or f.core is None:
+        return False
+    from permissions.bash.readonly import is_read_only_argv
+
+    return is_read_only_argv(f.core, f.known)
+
+
+def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
+    deny_rules = _bash_rules(ctx, RuleBehavior.DENY)
+    ask_rules = _bash_rules(ctx, RuleBehavior.ASK)
+    allow_rules = _bash_rules(ctx, RuleBehavior.ALLOW)
+    script: ParsedScript = parse_simple_commands(command)
+    problems: list[str] = []
+    if script.has_error:
+        problems.append("the command could not be parsed completely")
+    if len(command) > MAX_COMMAND_CHARS:
+        problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
+    if any((c < " " and c not in "\n\t") or c == "\x7f" for c in command):
+        problems.append("the command contains control characters (e.g. a carriage return)")
+
+    facts = [analyse_command(c, script) for c in script.commands]
+    forms = [deny_forms_of_command(f.cmd) for f in facts]
+    extra: list[list[str]] = []
+    if problems or "\xa0" in command:
+        extra = deny_forms_of_argvs(scan_segments(command))
+
+    def finish(verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
+        subs = tuple(
+            SubcommandTrace(f.cmd.text, tuple(w.value or "" for w in f.cmd.words), j)
+            for f, j in zip(facts, judgements, strict=False)
+        )
+        trace = tuple(f"{s.text} -> {s.judgement}" for s in subs)
+        v = Verdict(
+            verdict.decision,
+            verdict.reason,
+            verdict.kind,
+            verdict.rule,
+            verdict.safety,
+            verdict.suggestions,
+            trace,
+        )
+        return BashAssessment(v, ro, ae, subs)
+
+    judgements: list[str] = ["" for _ in facts]
+    for i, fm in enumerate(forms):
+        rule = _first_match(deny_rules, fm)
+        if rule is not None:
+            judgements[i] = f"denied by {rule.value}"
+            return finish(
+                Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule)
+            )
+    rule = _first_match(deny_rules, extra)
+    if rule is not None:
+        return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
+    for i, fm in enumerate(forms):
+        rule = _first_match(ask_rules, fm)
+        if rule is not None:
+            judgements[i] = f"ask rule {rule.value}"
+            return finish(
+                Verdict(
+                    Decision.ASK,
+                    f"ask rule {rule.value} requires confirmation",
+                    ReasonKind.RULE,
+                    rule,
+                )
+            )
+    rule = _first_match(ask_rules, extra)
+    if rule is not None:
+        return finish(
+            Verdict(
+                Decision.ASK, f"ask rule {rule.value} requires confirmation", ReasonKind.RULE, rule
+            )
+        )
+
+    state = _State(ctx)
+    used_rules: list[PermissionRule] = []
+    needing: list[CommandFacts] = []
+    network = False
+    all_read_only = True
+    for i, f in enumerate(facts):
+        problems.extend(f.problems)
+        network |= f.network
+        targets = state.write_targets(f)
+        allowed = None
+        if not f.problems and f.allow_forms:
+            allowed = _first_match(allow_rules, [a.split(" ") for a in f.allow_forms])
+        if f.read_only and not f.writes:
+            judgements[i] = "read-only"
+        elif allowed is not None and not f.writes:
+            judgements[i] = f"allowed by {allowed.value}"
+            used_rules.append(allowed)
+        else:
+            judgements[i] = "needs permission" + (" (writes)" if f.writes else "")
+            needing.append(f)
+            if not state.edits_ok(f, targets):
+                state.accept_ok = False
+        if not (f.read_only and not f.writes):
+            all_read_only = False
+        state.track_cd(f)
+    if network:
+        state.safety.append(SafetyCheck("uses a /dev/tcp or /dev/udp network redirect"))
+    accept_ok = state.accept_ok and not problems and not state.safety
+    read_only = all_read_only and not problems and not state.safety
+
+    critical = [s for s in state.safety if not s.classifier_approvable]
+    if critical:
+        return finish(
+            Verdict(Decision.ASK, critical[0].message, ReasonKind.SAFETY, safety=critical[0])
+        )
+    if state.safety:
+        s = state.safety[0]
+        return finish(Verdict(Decision.ASK, s.message, ReasonKind.SAFETY, safety=s))
+    if problems:
+        return finish(
+            Verdict(Decision.ASK, "cannot analyse safely: " + problems[0], ReasonKind.ANALYSIS)
+        )
+    if not needing:
+        if used_rules:
+            return finish(
+                Verdict(
+                    Decision.ALLOW,
+                    f"allowed by rule {used_rules[0].value}",
+                    ReasonKind.RULE,
+                    used_rules[0],
+                ),
+                read_only,
+                True,
+            )
+        return finish(
+            Verdict(Decision.ALLOW, "read-only command", ReasonKind.READ_ONLY), read_only, True
+        )
+    suggestions: list[RuleValue] = []
+    if not any(f.no_suggest or f.core is None or f.writes for f in needing):
+        for f in needing:
+            sug = _suggestion(f.core or [])
+            if sug is not None and sug not in suggestions:
+                suggestions.append(sug)
+    first = needing[0]
+    reason = f"{first.cmd.text.strip()[:80]!r} needs permission"
+    return finish(
+        Verdict(
+            Decision.ASK, reason, ReasonKind.MODE, suggestions=tuple(suggestions[:MAX_SUGGESTIONS])
+        ),
+        False,
+        accept_ok,
+    )
+
+
+def assess_bash(command: str, ctx: PermissionContext) -> BashAssessment:
+    """Judge ``command`` under the Bash rules of ``ctx`` (the mode is applied by the engine)."""
+    try:
+        return _assess(command, ctx)
+    except RecursionError:
+        return BashAssessment(
+            Verdict(
+                Decision.ASK, "the command is nested too deeply to analyse", ReasonKind.ANALYSIS
+            ),
+            False,
+            False,
+        )
+
+
+def is_read_only_command(command: str, cwd: Path | None = None) -> bool:
+    """True only when the analysis is confident ``command`` neither writes nor runs code."""
+    ctx = PermissionContext(cwd=cwd) if cwd is not None else PermissionContext()
+    return assess_bash(command, ctx).read_only
+
+
+def bash_rule_matches(content: str | None, command: str) -> bool:
+    """Does ``Bash(content)`` match any simple command of ``command``? Unparseable: True."""
+    script = parse_simple_commands(command)
+    if script.has_error:
+        return True
+    pat = compile_pattern(content)
+    for c in script.commands:
+        for argv in deny_forms_of_command(c):
+            if pat.matches(" ".join(argv)) or pat.matches_flags(argv):
+                return True
+    return False

@@ -1,0 +1,266 @@
+"""Shell words: quote removal with full fidelity, ANSI-C decoding, brace expansion.
+
+A word evaluates to a literal string when bash would produce exactly that string without
+looking at the environment or the filesystem. Anything else (``$x``, ``$(...)``, an unquoted
+glob, a brace expansion, ``~user``) makes the word *unknowable* for allow decisions; for deny
+decisions the analysis may still see through it (tracked literal variables, brace expansion).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Word",
+    "brace_expand",
+    "decode_ansi_c",
+    "eval_word",
+    "literal_word",
+    "unquote_unquoted",
+]
+
+_GLOB_CHARS = frozenset("*?[")
+_HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
+_HEX8 = re.compile(r"[0-9a-fA-F]{1,8}")
+_BRACE_RE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word after quote removal.
+
+    ``value`` is the literal result, or None when it depends on expansions. ``deny_value``
+    resolves literal variables assigned earlier in the same script (used only to see through
+    obfuscation for deny/ask rules). ``glob``/``brace`` flag unquoted pattern characters.
+    """
+
+    text: str
+    value: str | None
+    deny_value: str | None
+    glob: bool = False
+    brace: bool = False
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None and not self.glob and not self.brace
+
+    @property
+    def shown(self) -> str:
+        """How the word appears in an argv used for matching: its value, else its source."""
+        return self.value if self.value is not None else self.text
+
+
+def literal_word(text: str) -> Word:
+    return Word(text, text, text)
+
+
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+
+
+def decode_ansi_c(body: str) -> str:
+    """Decode the inside of ``$'...'`` the way bash does."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch != "\\" or i + 1 >= n:
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        i += 2
+        if nxt in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[nxt])
+        elif nxt == "x":
+            m = re.match(r"[0-9a-fA-F]{1,2}", body[i:])
+            if m:
+                out.append(chr(int(m.group(), 16)))
+                i += m.end()
+            else:
+                out.append("\\x")
+        elif nxt in "uU":
+            m = (_HEX4 if nxt == "u" else _HEX8).match(body, i)
+            if m:
+                out.append(chr(min(int(m.group(), 16), 0x10FFFF)))
+                i = m.end()
+            else:
+                out.append("\\" + nxt)
+        elif nxt in "01234567":
+            m = re.match(r"[0-7]{0,2}", body[i:])
+            digits = nxt + (m.group() if m else "")
+            out.append(chr(int(digits, 8) & 0xFF))
+            i += len(digits) - 1
+        elif nxt == "c" and i < n:
+            out.append(chr(ord(body[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + nxt)
+    return "".join(out)
+
+
+def unquote_unquoted(text: str) -> tuple[str, bool, bool]:
+    """Backslash removal for an unquoted word; returns (value, has_glob, has_brace)."""
+    out: list[str] = []
+    glob = False
+    i, n = 0, len(text)
+    plain: list[str] = []  # unescaped characters, to look for brace expansion
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+                plain.append("\0")
+            i += 2
+            continue
+        if ch in _GLOB_CHARS:
+            glob = True
+        out.append(ch)
+        plain.append(ch)
+        i += 1
+    brace = "{" in text and bool(_BRACE_RE.search("".join(plain)))
+    return "".join(out), glob, brace
+
+
+def _unescape_dquoted(text: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _var_name_of(node: Any) -> str | None:
+    """``$x`` or ``${x}`` -> ``x``; anything fancier -> None."""
+    kids = node.children
+    if node.type == "simple_expansion" and len(kids) == 2 and kids[1].type == "variable_name":
+        return str(kids[1].text.decode("utf-8", "replace"))
+    if (
+        node.type == "expansion"
+        and len(kids) == 3
+        and kids[1].type == "variable_name"
+        and kids[0].type == "${"
+    ):
+        return str(kids[1].text.decode("utf-8", "replace"))
+    return None
+
+
+class _Acc:
+    """Accumulates the literal and deny values of a word; None once unknowable."""
+
+    __slots__ = ("brace", "deny", "glob", "value")
+
+    def __init__(self) -> None:
+        self.value: list[str] | None = []
+        self.deny: list[str] | None = []
+        self.glob = False
+        self.brace = False
+
+    def add(self, s: str) -> None:
+        if self.value is not None:
+            self.value.append(s)
+        if self.deny is not None:
+            self.deny.append(s)
+
+    def add_unknown(self, deny: str | None) -> None:
+        self.value = None
+        if self.deny is not None:
+            if deny is None:
+                self.deny = None
+            else:
+                self.deny.append(deny)
+
+
+def _eval_into(node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes) -> None:
+    t = node.type
+    if t == "word" or t == "number":
+        text = node.text.decode("utf-8", "replace")
+        value, glob, brace = unquote_unquoted(text)
+        acc.glob |= glob
+        acc.brace |= brace
+        acc.add(value)
+    elif t == "raw_string":
+        acc.add(node.text.decode("utf-8", "replace")[1:-1])
+    elif t == "ansi_c_string":
+        acc.add(decode_ansi_c(node.text.decode("utf-8", "replace")[2:-1]))
+    elif t in ("string", "translated_string"):
+        pos = node.start_byte + 1
+        end = node.end_byte - 1
+        for child in node.children:
+            if child.type == '"' or child.type == "$":
+                pos = max(pos, child.end_byte)
+                continue
+            if child.start_byte > pos:
+                acc.add(_unescape_dquoted(src[pos : child.start_byte].decode("utf-8", "replace")))
+            if child.type == "string_content":
+                acc.add(_unescape_dquoted(child.text.decode("utf-8", "replace")))
+            else:
+                _eval_expansion(child, acc, variables)
+            pos = child.end_byte
+        if end > pos:
+            acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
+    elif t == "concatenation":
+        for child in node.children:
+            _eval_into(child, acc, variables, src)
+    elif t == "$":
+        acc.add("$")
+    else:
+        _eval_expansion(node, acc, variables)
+
+
+def _eval_expansion(node: Any, acc: _Acc, variables: Mapping[str, str]) -> None:
+    name = _var_name_of(node)
+    acc.add_unknown(variables.get(name) if name is not None and name != "IFS" else None)
+
+
+def eval_word(node: Any, src: bytes, variables: Mapping[str, str] | None = None) -> Word:
+    """Evaluate a tree-sitter word-like node (word, string, concatenation, ...)."""
+    acc = _Acc()
+    _eval_into(node, acc, variables or {}, src)
+    text = node.text.decode("utf-8", "replace")
+    value = None if acc.value is None else "".join(acc.value)
+    deny = None if acc.deny is None else "".join(acc.deny)
+    return Word(text, value, deny, acc.glob, acc.brace)
+
+
+def brace_expand(word: str, limit: int = 64) -> list[str]:
+    """Expand ``{a,b}`` alternatives (not ranges) the way bash would, bounded by ``limit``."""
+    results = [word]
+    for _ in range(8):
+        changed = False
+        nxt: list[str] = []
+        for w in results:
+            m = re.search(r"\{([^{}]*,[^{}]*)\}", w)
+            if m is None:
+                nxt.append(w)
+                continue
+            changed = True
+            for alt in m.group(1).split(","):
+                nxt.append(w[: m.start()] + alt + w[m.end() :])
+        results = nxt[:limit]
+        if not changed:
+            break
+    return results
