@@ -262,26 +262,12 @@ def parse_hooks_config(
 # --- `if` conditions ---------------------------------------------------------------------
 
 
-def _fallback_bash_match(content: str, command: str) -> bool:
-    """Used only while ``permissions.bash.bash_rule_matches`` is unavailable.
-
-    Anything with shell syntax counts as unparseable and therefore matches (the hook runs).
-    """
-    if re.search(r"[;&|$`()<>\n]", command):
-        return True
-    cmd = command.strip()
-    if content.endswith(":*"):
-        prefix = content[:-2]
-        return cmd == prefix or cmd.startswith(prefix + " ")
-    return fnmatch.fnmatchcase(cmd, content)
-
-
 def _bash_matches(content: str, command: str) -> bool:
     try:
         # Lazy: tree-sitter is heavy, and only Bash `if` rules need it.
         from permissions.bash import bash_rule_matches  # type: ignore[attr-defined]
-    except ImportError:
-        return _fallback_bash_match(content, command)
+    except ImportError:  # analysis unavailable: cannot exclude the call, so the hook runs
+        return True
     try:
         return bool(bash_rule_matches(content, command))
     except Exception:  # a matcher bug must not hide a check: run the hook

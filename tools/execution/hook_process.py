@@ -78,6 +78,11 @@ async def _kill_group(pgid: int, grace_s: float) -> None:
         await asyncio.sleep(0.02)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+    # SIGKILL is delivered asynchronously; wait (bounded) until the group is really gone so
+    # callers can rely on "nothing of this hook is still running".
+    deadline = loop.time() + 1.0
+    while loop.time() < deadline and group_has_live_members(pgid):
+        await asyncio.sleep(0.01)
 
 
 async def _pump(reader: asyncio.StreamReader, buf: bytearray, max_bytes: int) -> bool:
