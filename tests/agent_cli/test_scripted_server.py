@@ -59,7 +59,7 @@ def _sdk(srv: ScriptedServer, retries: int = 0) -> anthropic.Anthropic:
     return anthropic.Anthropic(api_key="sk-test", base_url=srv.base_url, max_retries=retries)
 
 
-def _answer(tool_id: str, content: str = "ok") -> dict[str, Any]:
+def _answer(tool_id: str, content: str = "ok") -> Any:
     return {
         "role": "user",
         "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}],

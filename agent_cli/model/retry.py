@@ -1,0 +1,91 @@
+"""When and how long to wait before asking the model again. Pure: no SDK, no clock.
+
+The SDK's own retries obey ``retry-after`` with no upper bound and are invisible to the user, so
+the client owns retries: bounded exponential backoff with jitter, ``retry-after`` honoured up to
+a cap, and every wait announced through ``on_retry`` as a ``RetryNotice``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+__all__ = ["RetryNotice", "RetryPolicy", "parse_retry_after"]
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms``, ``retry-after`` seconds or date.
+
+    None when absent or unreadable. ``headers`` must look up names case-insensitively (httpx
+    headers do) or be lower-cased.
+    """
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(value)
+    if parsed is None:
+        return None
+    return max(0.0, email.utils.mktime_tz(parsed) - (time.time() if now is None else now))
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Bounded exponential backoff with jitter.
+
+    ``max_attempts`` counts every request of a turn, the first included. Without a server hint
+    the wait before attempt n+1 is ``min(base_delay * 2**(n-1), max_delay)`` shrunk by up to
+    ``jitter`` (a fraction), so many clients do not retry in lockstep. A server hint
+    (``retry-after``) wins but is capped at ``retry_after_cap``: a server asking for ten minutes
+    must not freeze a terminal session.
+    """
+
+    max_attempts: int = 8
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    retry_after_cap: float = 60.0
+    jitter: float = 0.25
+
+    def delay(
+        self,
+        attempt: int,
+        retry_after: float | None = None,
+        rand: Callable[[], float] = random.random,
+    ) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        if retry_after is not None and retry_after > 0:
+            return min(retry_after, self.retry_after_cap)
+        backoff = min(self.base_delay * 2 ** max(0, attempt - 1), self.max_delay)
+        return max(0.0, backoff * (1 - self.jitter * rand()))
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice:
+    """Told to ``on_retry`` before the client waits and asks again.
+
+    ``discarded_text``: text already streamed to ``on_text`` by the failed attempt; the retry
+    streams the answer from the start, so a UI should drop what it showed. ``handed_out``: ids
+    of tool_use blocks the failed attempt gave to ``on_tool_use``; under the client's strategy a
+    failure after a hand-out returns a partial turn instead of retrying, so this is always empty
+    when a retry happens — it is part of the notice so that contract is checkable.
+    """
+
+    attempt: int  # the attempt that failed, 1-based
+    delay: float  # seconds until the next attempt
+    reason: str
+    discarded_text: str = ""
+    handed_out: tuple[str, ...] = ()
