@@ -284,8 +284,11 @@ def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
         )
     a = assess_bash(command, ctx)
     out = _Outcome(read_only=a.read_only, accept_edits_ok=a.accept_edits_ok)
-    out.trace = [f"  `{s.text}`: {s.judgement}" for s in a.subcommands]
     v = a.verdict
+    # the analysis' own trace (per subcommand) goes under the engine's header, once
+    lines = v.trace or tuple(f"`{s.text}`: {s.judgement}" for s in a.subcommands)
+    out.trace = [f"  {line}" for line in lines]
+    v = replace(v, trace=())
     if v.decision is Decision.DENY:
         out.deny = v
     elif v.decision is Decision.ALLOW:
