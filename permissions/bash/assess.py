@@ -8,6 +8,7 @@ otherwise ASK (MODE, "needs permission") with "don't ask again" suggestions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,6 +54,7 @@ _SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh"}
     | {"brew", "apt", "terraform", "dotnet", "mvn", "gradle", "npx", "pytest", "ruff", "mypy"}
 )
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 
 _Rules = list[tuple[PermissionRule, CompiledPattern]]
@@ -217,7 +219,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         problems.append("the command could not be parsed completely")
     if len(command) > MAX_COMMAND_CHARS:
         problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
-    if any((c < " " and c not in "\n\t") or c == "\x7f" for c in command):
+    if _CONTROL_RE.search(command):
         problems.append("the command contains control characters (e.g. a carriage return)")
 
     facts = [analyse_command(c, script) for c in script.commands]

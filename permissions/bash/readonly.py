@@ -51,7 +51,8 @@ _PLAIN = ProgramSpec()
 
 
 def _spec(**kw: object) -> ProgramSpec:
-    fixed = {k: frozenset(v) if isinstance(v, (set, str)) else v for k, v in kw.items()}
+    sets = ("unsafe_short", "unsafe_long", "short_value", "long_value")
+    fixed = {k: frozenset(v) if k in sets else v for k, v in kw.items()}  # type: ignore[call-overload]
     return ProgramSpec(**fixed)  # type: ignore[arg-type]
 
 
@@ -64,7 +65,7 @@ PROGRAMS: dict[str, ProgramSpec] = {
             "cut paste column nl fold fmt rev tac od hexdump strings md5sum sha1sum sha224sum "
             "sha256sum sha384sum sha512sum b2sum cksum sum jq printenv expr seq sleep type "
             "groups nproc arch tty uptime cal numfmt join expand unexpand ps pgrep free who "
-            "w locale getconf lsb_release cd pushd popd dirs zcat"
+            "w locale getconf lsb_release cd pushd popd dirs env command"
         ).split()
     },
     "printf": _spec(unsafe_short="v"),

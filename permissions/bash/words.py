@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 _GLOB_CHARS = frozenset("*?[")
+_SPECIAL_RE = re.compile(r"[\\*?\[{]")
 _HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
 _HEX8 = re.compile(r"[0-9a-fA-F]{1,8}")
 _BRACE_RE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
@@ -238,9 +239,11 @@ def _eval_expansion(node: Any, acc: _Acc, variables: Mapping[str, str]) -> None:
 
 def eval_word(node: Any, src: bytes, variables: Mapping[str, str] | None = None) -> Word:
     """Evaluate a tree-sitter word-like node (word, string, concatenation, ...)."""
+    text = node.text.decode("utf-8", "replace")
+    if node.type == "word" and not _SPECIAL_RE.search(text):
+        return Word(text, text, text)
     acc = _Acc()
     _eval_into(node, acc, variables or {}, src)
-    text = node.text.decode("utf-8", "replace")
     value = None if acc.value is None else "".join(acc.value)
     deny = None if acc.deny is None else "".join(acc.deny)
     return Word(text, value, deny, acc.glob, acc.brace)

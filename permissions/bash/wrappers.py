@@ -213,6 +213,10 @@ def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
         return [], out
     if name == "find":
         return _find_exec(args), []
+    if name == "git" and args and args[0].startswith("-"):
+        # `git -C . -c x=y push` is still `git push` to a deny rule
+        i, _ = _skip(args, _Opts(frozenset("Cc"), frozenset({"--git-dir", "--work-tree"})))
+        return ([["git", *args[i:]]] if args[i:] else []), []
     if name == "ssh":
         i, _ = _skip(args, _Opts(frozenset("bcDEeFIiJLlmOopQRSWw")))
         remote = args[i + 1 :]
