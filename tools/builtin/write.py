@@ -1,0 +1,176 @@
+"""Write: create a file, or overwrite one the model has read whole and that is unchanged since.
+
+The content is written as given: its line endings are not converted (as Claude Code does; a
+model that rewrites a CRLF file sends what it wants). An existing file keeps its encoding and
+BOM when the new content can be encoded in it (else UTF-8) and its permission bits. Parent
+directories are created; the write is atomic (temp file + fsync + rename).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from permissions.types import ToolKind
+from tools.base import ProgressFn, build_tool, default_to_content
+from tools.builtin._fs import (
+    atomic_write,
+    check_writable_state,
+    is_absolute_input,
+    record_whole_file,
+    resolve_path,
+    snapshot,
+    special_file_reason,
+)
+from tools.builtin._text import decode_bytes, encode_text, unified_diff
+from tools.context import ToolUseContext
+from tools.result import ContentBlock, ToolResult, ValidationError
+
+__all__ = ["TOOLS", "WriteInput", "WriteOutput", "write_tool"]
+
+PREVIEW_LINES = 40
+
+DESCRIPTION = """Writes a file to the local filesystem, replacing it if it exists.
+
+- file_path must be absolute.
+- Overwriting an existing file requires that you Read it (whole) first in this conversation;
+  otherwise the write fails.
+- Prefer Edit for changes to existing files: it sends only the difference.
+- Do not create documentation or README files unless asked."""
+
+
+class WriteInput(BaseModel):
+    """Input of Write."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(
+        description="The absolute path to the file to write (must be absolute, not relative)"
+    )
+    content: str = Field(description="The content to write to the file")
+
+
+class WriteOutput(BaseModel):
+    """The result of a write: a message for the model and a unified diff for the TUI."""
+
+    file_path: str
+    kind: str  # "create" | "update"
+    message: str
+    diff: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    path: Path
+    before: str | None  # None: the file is new
+    data: bytes
+    mode: int | None
+
+
+def _plan(inp: WriteInput, ctx: ToolUseContext) -> _Plan | str:
+    path = resolve_path(inp.file_path, ctx.cwd)
+    reason = special_file_reason(path)
+    if reason:
+        return reason
+    if path.is_dir():
+        return f"{path} is a directory; give the path of a file."
+    if not path.exists():
+        return _Plan(path, None, inp.content.encode("utf-8"), None)
+    snap = snapshot(path)
+    refusal = check_writable_state(path, ctx, snap)
+    if refusal:
+        return refusal
+    dec = decode_bytes(snap.data)
+    data, _ = encode_text(inp.content, dec.encoding, dec.bom)
+    return _Plan(path, dec.text, data, snap.mode)
+
+
+def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, _Plan | None, int]:
+    plan = _plan(inp, ctx)
+    if isinstance(plan, str):
+        return ToolResult(data=plan, is_error=True), None, 0
+    mtime = atomic_write(plan.path, plan.data, plan.mode)
+    if plan.before is None:
+        kind, message = "create", f"File created successfully at: {plan.path}"
+    else:
+        kind, message = "update", f"The file {plan.path} has been updated."
+    diff = unified_diff(str(plan.path), plan.before or "", inp.content)
+    out = WriteOutput(file_path=str(plan.path), kind=kind, message=message, diff=diff)
+    return ToolResult(data=out), plan, mtime
+
+
+async def _call(inp: WriteInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
+    try:
+        result, plan, mtime = await asyncio.to_thread(_apply, inp, ctx)
+    except OSError as exc:
+        path = resolve_path(inp.file_path, ctx.cwd)
+        return ToolResult(data=f"Cannot write {path}: {exc.strerror or exc}.", is_error=True)
+    if plan is not None:
+        record_whole_file(ctx.state.read_files, plan.path, plan.data, mtime)
+    return result
+
+
+async def _prepare_prompt(inp: WriteInput, ctx: ToolUseContext) -> tuple[str | None, None]:
+    try:
+        plan = await asyncio.to_thread(_plan, inp, ctx)
+    except OSError:
+        return None, None
+    if isinstance(plan, str):
+        return None, None
+    if plan.before is not None:
+        return unified_diff(str(plan.path), plan.before, inp.content), None
+    lines = inp.content.splitlines()
+    head = "\n".join(lines[:PREVIEW_LINES])
+    more = f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
+    return f"New file {plan.path}:\n{head}{more}", None
+
+
+def _validate(inp: WriteInput, _ctx: ToolUseContext) -> ValidationError | None:
+    if not is_absolute_input(inp.file_path):
+        return ValidationError(
+            f"file_path must be an absolute path, not a relative path: {inp.file_path!r}."
+        )
+    return None
+
+
+def _backfill(inp: WriteInput, ctx: ToolUseContext) -> WriteInput:
+    return inp.model_copy(update={"file_path": str(resolve_path(inp.file_path, ctx.cwd))})
+
+
+def _paths(inp: WriteInput, ctx: ToolUseContext) -> tuple[Path, ...]:
+    return (resolve_path(inp.file_path, ctx.cwd),)
+
+
+def _to_content(data: Any) -> str | list[ContentBlock]:
+    if isinstance(data, WriteOutput):
+        return data.message
+    return default_to_content(data)
+
+
+def _render_result(data: Any) -> str:
+    if isinstance(data, WriteOutput):
+        return data.diff or data.message
+    return str(data)
+
+
+write_tool = build_tool(
+    name="Write",
+    input_model=WriteInput,
+    call=_call,
+    description=DESCRIPTION,
+    search_hint="create or overwrite a file",
+    validate_input=_validate,
+    permission_kind=ToolKind.EDIT,
+    permission_paths=_paths,
+    backfill_input=_backfill,
+    to_content=_to_content,
+    render_call=lambda inp: inp.file_path,
+    render_result=_render_result,
+    prepare_prompt=_prepare_prompt,
+)
+
+TOOLS = (write_tool,)
