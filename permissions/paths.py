@@ -10,8 +10,9 @@ A rule's content is split into an anchor and a pattern:
 The pattern then follows gitignore: ``*`` stays inside one segment, ``**`` crosses them, a
 pattern without a slash (``.env``) matches at any depth under the anchor, and a pattern that
 matches a directory matches everything below it. One asymmetry errs on the safe side: a
-single-segment directory pattern ``src/**`` in a deny/ask rule matches a ``src`` directory at any
-depth, while in an allow rule it means only ``<anchor>/src/**``.
+single-segment directory pattern ``src/**`` (cwd-relative) in a deny/ask rule matches a ``src``
+directory at any depth, while in an allow rule it means only ``<cwd>/src/**``; with an explicit
+anchor (``/src/**``, ``~/src/**``, ``//src/**``) it is anchored in every rule.
 
 Symlinks: an allow rule must match both the path as written (normalised) and its real target;
 a deny/ask rule applies when either matches.
@@ -163,11 +164,11 @@ _SINGLE_DIR_GLOB = re.compile(r"^[^/*?\[]+/\*\*$")
 @lru_cache(maxsize=2048)
 def _compile(text: str, any_depth_dirs: bool, cwd: str, home: str, base: str) -> PathPattern:
     if text.startswith("//"):
-        anchor, pattern = "/", text[2:]
+        anchor, pattern, any_depth_dirs = "/", text[2:], False
     elif text == "~" or text.startswith("~/"):
-        anchor, pattern = home, text[2:]
+        anchor, pattern, any_depth_dirs = home, text[2:], False
     elif text.startswith("/"):
-        anchor, pattern = base, text[1:]
+        anchor, pattern, any_depth_dirs = base, text[1:], False
     else:
         anchor, pattern = cwd, text
         while pattern.startswith("./"):

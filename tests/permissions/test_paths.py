@@ -115,3 +115,10 @@ def test_additional_dirs_and_symlink_escape(world: World) -> None:
     link = world.cwd / "escape"
     os.symlink(world.home, link)
     assert not is_inside_working_dirs(link / "x.txt", world.ctx())
+
+
+def test_explicitly_anchored_dir_glob_stays_anchored_in_deny(world: World) -> None:
+    nested = world.cwd / "lib" / "src" / "a.py"
+    assert not _m(world, "Edit(/src/**)", nested, "deny")
+    assert _m(world, "Edit(/src/**)", world.cwd / "src" / "a.py", "deny")
+    assert not _m(world, "Read(//etc/**)", world.cwd / "etc" / "x", "deny")
