@@ -12,17 +12,32 @@ __all__ = ["main"]
 USAGE = """\
 usage: nerve [options] [PROMPT]
        nerve permissions check [options] -- COMMAND
-       nerve demo
+       nerve demo [-p]
 
-Nerve: a terminal coding agent.
+Nerve: a terminal coding agent. Without -p it opens the interactive app.
 
 commands:
-  permissions check   explain a permission decision without running anything
-  demo                run the offline demo (no API key needed)
+  permissions check            explain a permission decision without running anything
+  demo                         an offline tour with a scripted model (no API key needed)
 
 options:
-  -h, --help          show this help and exit
-  --version           print the version and exit
+  -p, --print                  answer PROMPT (or stdin) once and exit
+  --output-format FMT          text | json | stream-json (with -p)
+  --permission-mode MODE       default | acceptEdits | plan | bypassPermissions | dontAsk
+  --allowedTools RULES         allow rules, e.g. "Bash(npm test *),Read" (repeatable)
+  --disallowedTools RULES      deny rules (repeatable)
+  --max-turns N                stop after N model calls
+  --model NAME                 model id or alias (sonnet, opus, haiku)
+  --settings FILE|JSON         an extra settings file or inline JSON
+  --add-dir DIR                another working directory (repeatable)
+  -c, --continue               continue the latest session in this directory
+  -r, --resume [ID]            resume a session (a picker without ID)
+  --fork-session               with -c/-r: continue in a new session
+  --dangerously-skip-permissions  start in bypassPermissions mode
+  -h, --help                   show this help and exit
+  --version                    print the version and exit
+
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL
 """
 
 
@@ -32,9 +47,34 @@ def _permissions(argv: Sequence[str]) -> int:
     return run(argv)
 
 
+def _demo(argv: Sequence[str]) -> int:
+    from agent_cli.demo import run_demo
+
+    return run_demo(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "permissions": _permissions,
+    "demo": _demo,
 }
+
+
+def _run(argv: Sequence[str]) -> int:
+    from agent_cli.options import OptionsError, parse_run_options
+
+    try:
+        options = parse_run_options(argv)
+    except OptionsError as exc:
+        print(f"nerve: {exc}", file=sys.stderr)
+        print("Try 'nerve --help'.", file=sys.stderr)
+        return 2
+    if options.print_mode:
+        from agent_cli.print_mode import run_print_mode
+
+        return run_print_mode(options)
+    from agent_cli.interactive import run_interactive
+
+    return run_interactive(options)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,8 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args and args[0] in SUBCOMMANDS:
         return SUBCOMMANDS[args[0]](args[1:])
-    print(USAGE, end="", file=sys.stderr)
-    return 2
+    return _run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,493 @@
+"""The agent loop: prompt -> model -> tools -> model ... until the model stops asking for tools.
+
+``AgentLoop.run_turn(prompt)`` is an async generator of events (``agent_cli.events``); it imports
+no UI. One turn reads like this:
+
+    submit_prompt        UserPromptSubmit hooks; the prompt joins the conversation
+    while the model asks for tools:
+        request_model    stream the answer; each tool_use goes to the executor as it closes
+        record_assistant the assistant message joins the conversation and the transcript
+        collect_results  every tool_use gets exactly one tool_result, in call order
+    stop_hooks           Stop hooks may send the model back to work
+    finish               usage and cost for the turn
+
+Abort (Esc) stops the stream and the tools; every tool_use still gets a tool_result, so the
+conversation stays valid for the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from agent_cli.events import (
+    AgentEvent,
+    ErrorEvent,
+    Notice,
+    PermissionAsked,
+    PermissionDecided,
+    RetryEvent,
+    TextDelta,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+    TurnFinished,
+)
+from agent_cli.messages import normalize_messages_for_api, system_reminder
+from agent_cli.model.turn import AssistantTurn, ModelError
+from agent_cli.model.usage import SessionUsage, Usage, cost_usd
+from permissions.types import Decision, RuleValue
+from tools.base import Tool
+from tools.context import AbortSignal, PermissionPrompt, PermissionResponse, ToolUseContext
+from tools.execution.executor import StreamingToolExecutor
+from tools.execution.pipeline_types import CallOutcome, ToolCall, find_tool
+from tools.registry import tools_for_api
+
+__all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]
+
+MAX_STOP_HOOK_CONTINUATIONS = 8
+_DONE = object()
+
+
+class ModelPort(Protocol):
+    """What the loop needs from the model client (``agent_cli.model.client.ModelClient``)."""
+
+    async def stream_turn(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        on_text: Callable[[str], None],
+        on_tool_use: Callable[[str, str, dict[str, Any]], None],
+        on_retry: Callable[[Any], None],
+        abort: AbortSignal,
+        model: str | None = None,
+    ) -> AssistantTurn: ...
+
+
+class TranscriptPort(Protocol):
+    def user(self, message: dict[str, Any], **extra: Any) -> str: ...
+
+    def assistant(self, message: dict[str, Any], **extra: Any) -> str: ...
+
+    def system(self, subtype: str, content: str, **extra: Any) -> str: ...
+
+    def meta(self, record_type: str, **payload: Any) -> None: ...
+
+
+@dataclass
+class LoopConfig:
+    max_turns: int | None = None
+    max_parallel_tools: int = 10
+
+
+@dataclass
+class _TurnState:
+    prompt: str
+    num_turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "end_turn"
+    is_error: bool = False
+    last_text: str = ""
+    stop_continuations: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+class AgentLoop:
+    """One conversation with the model; ``run_turn`` drives one user prompt to its end."""
+
+    def __init__(
+        self,
+        *,
+        model: ModelPort,
+        model_name: str,
+        ctx: ToolUseContext,
+        system_prompt: str,
+        config: LoopConfig | None = None,
+        transcript: TranscriptPort | None = None,
+        usage: SessionUsage | None = None,
+        messages: list[dict[str, Any]] | None = None,
+        permission_handler: Callable[[PermissionPrompt], Awaitable[PermissionResponse]]
+        | None = None,
+        on_rules_to_persist: Callable[[tuple[RuleValue, ...]], list[str]] | None = None,
+    ) -> None:
+        self.model = model
+        self.model_name = model_name
+        self.ctx = ctx
+        self.system_prompt = system_prompt
+        self.config = config or LoopConfig()
+        self.transcript = transcript
+        self.usage = usage or SessionUsage()
+        self.messages: list[dict[str, Any]] = messages if messages is not None else []
+        self.permission_handler = permission_handler
+        self.on_rules_to_persist = on_rules_to_persist
+        self._abort: AbortSignal | None = None
+        self._read_snapshot: list[dict[str, Any]] = []
+        self.permission_denials: list[dict[str, Any]] = []
+
+    # -- public --------------------------------------------------------------------------------
+
+    @property
+    def tools(self) -> Sequence[Tool[Any]]:
+        return self.ctx.options.tools
+
+    def abort(self, reason: str = "interrupted") -> None:
+        if self._abort is not None:
+            self._abort.abort(reason)
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        producer = asyncio.create_task(self._produce(prompt, queue))
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                yield item
+            await producer  # re-raise what the producer could not turn into an event
+        finally:
+            if not producer.done():
+                self.abort("consumer went away")
+                producer.cancel()
+                try:
+                    await producer
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    # -- the turn --------------------------------------------------------------------------------
+
+    async def _produce(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
+        emit = queue.put_nowait
+        self._abort = AbortSignal()
+        self.ctx.state.abort = self._abort
+        turn = _TurnState(prompt)
+        try:
+            if await self._submit_prompt(turn, emit):
+                while await self._one_model_call(turn, emit):
+                    pass
+        except ModelError as exc:
+            turn.is_error = True
+            turn.stop_reason = "error"
+            emit(ErrorEvent(exc.describe()))
+        except Exception as exc:  # never let a bug kill the session: report it, keep the state
+            turn.is_error = True
+            turn.stop_reason = "error"
+            emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}"))
+        finally:
+            cost = cost_usd(self.model_name, turn.usage)
+            emit(
+                TurnFinished(
+                    stop_reason=turn.stop_reason,
+                    num_turns=turn.num_turns,
+                    usage=_usage_dict(turn.usage),
+                    cost_usd=cost,
+                    is_error=turn.is_error,
+                    result_text=turn.last_text,
+                )
+            )
+            emit(_DONE)
+
+    async def _submit_prompt(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+        hooks = self.ctx.hooks
+        extra: list[str] = []
+        if hooks is not None and hooks.has_hooks("UserPromptSubmit"):
+            outcome = await hooks.run_event(
+                "UserPromptSubmit",
+                {"prompt": turn.prompt, "permission_mode": self.ctx.permissions.mode.value},
+            )
+            for msg in outcome.system_messages:
+                emit(Notice(msg, "warning"))
+            if outcome.blocked or outcome.stop:
+                turn.stop_reason = "blocked"
+                turn.is_error = True
+                reason = outcome.block_reason or outcome.stop_reason or "blocked by a hook"
+                emit(ErrorEvent(f"Prompt blocked by UserPromptSubmit hook: {reason}"))
+                return False
+            extra = list(outcome.additional_context)
+        message = {"role": "user", "content": turn.prompt}
+        self.messages.append(message)
+        self._record_user(message)
+        for text in extra:
+            reminder = system_reminder(text)
+            self.messages.append(reminder)
+            self._record_user(reminder, isMeta=True)
+        return True
+
+    async def _one_model_call(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+        """One request and its tools. Returns True when the model should be called again."""
+        if self.config.max_turns is not None and turn.num_turns >= self.config.max_turns:
+            turn.stop_reason = "max_turns"
+            emit(Notice(f"Reached the maximum number of turns ({self.config.max_turns})."))
+            return False
+        turn.num_turns += 1
+        ctx = self._context_for_turn(emit)
+        executor = StreamingToolExecutor(ctx, max_parallel=self.config.max_parallel_tools)
+        collector = asyncio.create_task(self._collect_results(executor, emit))
+        assistant = await self._request_model(executor, emit)
+        turn.usage = turn.usage + assistant.usage
+        self.usage.add(self.model_name, assistant.usage)
+        self._record_assistant(assistant)
+        if assistant.aborted or self._abort_requested():
+            executor.abort()
+        outcomes = await executor.finish()
+        await collector
+        self.ctx = _keep_ui(executor.current_context, self.ctx)
+        if assistant.text:
+            turn.last_text = assistant.text
+        if outcomes:
+            self._record_tool_results(outcomes, emit)
+        if assistant.aborted or self._abort_requested():
+            turn.stop_reason = "aborted"
+            emit(Notice("Interrupted by user."))
+            return False
+        if any(o.stop_turn for o in outcomes):
+            reason = next((o.stop_reason for o in outcomes if o.stop_reason), None)
+            turn.stop_reason = "stopped_by_hook"
+            emit(Notice(f"Stopped by a hook: {reason or 'no reason given'}", "warning"))
+            return False
+        if outcomes:
+            return True
+        turn.stop_reason = assistant.stop_reason or "end_turn"
+        return await self._stop_hooks(turn, emit)
+
+    async def _request_model(
+        self, executor: StreamingToolExecutor, emit: Callable[[Any], None]
+    ) -> AssistantTurn:
+        assert self._abort is not None
+        request_messages = normalize_messages_for_api(self.messages)
+        # Reminders meant for one request are sent once, then dropped from the conversation.
+        self.messages[:] = [m for m in self.messages if not m.get("_ephemeral")]
+        tools = tools_for_api(self.tools, self.ctx.options.loaded_deferred)
+
+        def on_tool_use(block_id: str, name: str, tool_input: dict[str, Any]) -> None:
+            tool = find_tool(self.tools, name)
+            header = name
+            if tool is not None:
+                try:
+                    header = tool.describe_call(tool.input_model.model_validate(tool_input))
+                except Exception:
+                    header = name
+            emit(ToolStarted(block_id, name, dict(tool_input), header))
+            executor.add(ToolCall(block_id, name, tool_input))
+
+        def on_retry(notice: Any) -> None:
+            emit(RetryEvent(notice.attempt, notice.delay, notice.reason))
+
+        return await self.model.stream_turn(
+            self.system_prompt,
+            request_messages,
+            tools,
+            on_text=lambda t: emit(TextDelta(t)),
+            on_tool_use=on_tool_use,
+            on_retry=on_retry,
+            abort=self._abort,
+            model=self.model_name,
+        )
+
+    async def _collect_results(
+        self, executor: StreamingToolExecutor, emit: Callable[[Any], None]
+    ) -> None:
+        async for outcome in executor.results():
+            verdict = outcome.verdict
+            if verdict is not None and verdict.decision is Decision.DENY:
+                self.permission_denials.append(
+                    {
+                        "tool_name": outcome.tool_name,
+                        "tool_use_id": outcome.tool_use_id,
+                        "tool_input": outcome.original_input,
+                        "reason": verdict.reason,
+                    }
+                )
+                emit(
+                    PermissionDecided(
+                        outcome.tool_use_id,
+                        outcome.tool_name,
+                        "deny",
+                        verdict.reason,
+                        "user" if outcome.user_decided else verdict.kind.value,
+                        str(verdict.rule) if verdict.rule else None,
+                    )
+                )
+            emit(
+                ToolFinished(
+                    outcome.tool_use_id,
+                    outcome.tool_name,
+                    outcome.tool_result.get("content"),
+                    outcome.is_error,
+                    summary=_summary(outcome),
+                    output=outcome.output,
+                    duration_ms=int(outcome.duration_ms),
+                )
+            )
+
+    async def _stop_hooks(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+        hooks = self.ctx.hooks
+        if hooks is None or not hooks.has_hooks("Stop"):
+            return False
+        outcome = await hooks.run_event(
+            "Stop",
+            {
+                "stop_hook_active": turn.stop_continuations > 0,
+                "last_assistant_message": turn.last_text,
+                "permission_mode": self.ctx.permissions.mode.value,
+            },
+        )
+        for msg in outcome.system_messages:
+            emit(Notice(msg, "warning"))
+        if outcome.stop:
+            return False
+        if outcome.blocked and turn.stop_continuations < MAX_STOP_HOOK_CONTINUATIONS:
+            turn.stop_continuations += 1
+            reason = outcome.block_reason or "A Stop hook asked you to continue."
+            emit(Notice(f"Stop hook: continuing ({reason})"))
+            msg = system_reminder(f"Stop hook feedback:\n{reason}", ephemeral=False)
+            self.messages.append(msg)
+            self._record_user(msg, isMeta=True)
+            return True
+        return False
+
+    # -- context and callbacks -------------------------------------------------------------------
+
+    def _abort_requested(self) -> bool:
+        return self._abort is not None and self._abort.aborted
+
+    def _context_for_turn(self, emit: Callable[[Any], None]) -> ToolUseContext:
+        handler = self.permission_handler
+
+        async def request_permission(prompt: PermissionPrompt) -> PermissionResponse:
+            emit(PermissionAsked(prompt.tool_use_id, prompt.tool_name, prompt.verdict.reason))
+            if handler is None:
+                response = await self.ctx.callbacks.request_permission(prompt)
+            else:
+                response = await handler(prompt)
+            emit(
+                PermissionDecided(
+                    prompt.tool_use_id,
+                    prompt.tool_name,
+                    "allow" if response.allowed else "deny",
+                    response.feedback or prompt.verdict.reason,
+                    "user",
+                )
+            )
+            if response.rules and self.on_rules_to_persist is not None:
+                for note in self.on_rules_to_persist(response.rules):
+                    emit(Notice(note))
+            return response
+
+        def on_progress(tool_use_id: str, progress: Any) -> None:
+            text = ""
+            tool_name = None
+            render = None
+            if isinstance(progress, dict):
+                tool_name = progress.get("tool")
+            if tool_name:
+                tool = find_tool(self.tools, tool_name)
+                render = tool.render_progress if tool is not None else None
+            try:
+                text = render(progress) if render is not None else _progress_text(progress)
+            except Exception:
+                text = ""
+            emit(ToolProgress(tool_use_id, progress, text))
+
+        callbacks = replace(
+            self.ctx.callbacks,
+            request_permission=request_permission,
+            on_progress=on_progress,
+            notify=lambda text: emit(Notice(text)),
+        )
+        return replace(self.ctx, callbacks=callbacks)
+
+    # -- recording -------------------------------------------------------------------------------
+
+    def _record_user(self, message: dict[str, Any], **extra: Any) -> None:
+        if self.transcript is not None:
+            clean = {k: v for k, v in message.items() if not k.startswith("_")}
+            self.transcript.user(clean, **extra)
+
+    def _record_assistant(self, turn: AssistantTurn) -> None:
+        if not turn.content:
+            return
+        message = turn.to_message()
+        self.messages.append(message)
+        if self.transcript is not None:
+            record = {
+                **message,
+                "id": turn.message_id,
+                "model": turn.model or self.model_name,
+                "stop_reason": turn.stop_reason,
+                "usage": _usage_dict(turn.usage),
+            }
+            self.transcript.assistant(record)
+
+    def _record_tool_results(
+        self, outcomes: Sequence[CallOutcome], emit: Callable[[Any], None]
+    ) -> None:
+        message = {"role": "user", "content": [o.tool_result for o in outcomes]}
+        self.messages.append(message)
+        if self.transcript is not None:
+            self.transcript.user(
+                message,
+                toolUseResult=[
+                    {"tool_use_id": o.tool_use_id, "tool_name": o.tool_name, "output": o.output}
+                    for o in outcomes
+                ],
+            )
+        for o in outcomes:
+            for extra in o.new_messages:
+                self.messages.append(extra)
+                self._record_user(extra, isMeta=True)
+        self._record_read_state()
+
+    def _record_read_state(self) -> None:
+        if self.transcript is None:
+            return
+        snapshot = [
+            {
+                "path": str(r.path),
+                "content_hash": r.content_hash,
+                "mtime_ns": r.mtime_ns,
+                "partial": r.partial,
+            }
+            for r in self.ctx.state.read_files.records()
+        ]
+        if snapshot != self._read_snapshot:
+            self._read_snapshot = snapshot
+            self.transcript.meta("read-file-state", files=snapshot)
+
+
+def _keep_ui(new: ToolUseContext, old: ToolUseContext) -> ToolUseContext:
+    """Keep what tools changed (modifiers) but the loop's own callbacks, not the turn's."""
+    return replace(new, callbacks=old.callbacks)
+
+
+def _usage_dict(u: Usage) -> dict[str, int]:
+    return {
+        "input_tokens": u.input,
+        "output_tokens": u.output,
+        "cache_creation_input_tokens": u.cache_creation,
+        "cache_read_input_tokens": u.cache_read,
+    }
+
+
+def _progress_text(progress: Any) -> str:
+    if isinstance(progress, str):
+        return progress
+    for attr in ("text", "last_lines", "message"):
+        value = getattr(progress, attr, None)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (list, tuple)):
+            return "\n".join(map(str, value))
+    return ""
+
+
+def _summary(outcome: CallOutcome) -> str:
+    content = outcome.tool_result.get("content")
+    if isinstance(content, str):
+        first = content.strip().splitlines()[:1]
+        return first[0][:200] if first else ""
+    return f"{len(content or [])} content blocks"

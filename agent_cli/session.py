@@ -1,0 +1,540 @@
+"""The composition root: settings, permissions, hooks, tools, model, transcript -> a session.
+
+``AgentSession`` implements ``SessionPort`` for the TUI and drives print mode. It is the only
+place that knows every layer; the loop, the pipeline and the engine each see only their part.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent_cli.events import AgentEvent, Notice
+from agent_cli.loop import AgentLoop, LoopConfig, ModelPort
+from agent_cli.messages import answer_dangling_tool_uses
+from agent_cli.options import RunOptions
+from agent_cli.prompt import build_system_prompt, gather_environment
+from agent_cli.session_api import BackgroundTaskView, PermissionHandler, RuleView, ToolView
+from agent_cli.transcript import TranscriptReader, TranscriptWriter, list_sessions, project_dir
+from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource, RuleValue
+from tools.context import (
+    Callbacks,
+    ReadRecord,
+    ToolOptions,
+    ToolUseContext,
+)
+
+__all__ = ["AgentSession", "SessionError", "find_session"]
+
+
+class SessionError(Exception):
+    """A session cannot start (bad settings, unknown session id...): message for the user."""
+
+
+def find_session(cwd: Path, session_id: str | None) -> Path:
+    """The transcript to resume: the newest in this directory, or the one matching an id prefix."""
+    sessions = list_sessions(cwd)
+    if not sessions:
+        raise SessionError(f"No previous session found for {cwd}.")
+    if not session_id:
+        return sessions[0].path
+    matches = [s for s in sessions if s.session_id.startswith(session_id)]
+    if not matches:
+        raise SessionError(f"No session {session_id!r} found for {cwd}.")
+    if len(matches) > 1:
+        raise SessionError(f"Session id {session_id!r} is ambiguous ({len(matches)} sessions).")
+    return matches[0].path
+
+
+class AgentSession:
+    """One interactive or print-mode session (see module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        options: RunOptions,
+        settings: Any,
+        ctx: ToolUseContext,
+        model_client: ModelPort,
+        model_name: str,
+        transcript: TranscriptWriter | None,
+        system_prompt: str,
+        warnings: list[str],
+        messages: list[dict[str, Any]] | None = None,
+        restored_tasks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.options = options
+        self.settings = settings
+        self.model = model_name
+        self.session_id = ctx.options.session_id
+        self.transcript = transcript
+        self.warnings = warnings
+        self.restored_tasks = restored_tasks or []
+        self._model_client = model_client
+        self._handler: PermissionHandler | None = None
+        self.loop = AgentLoop(
+            model=model_client,
+            model_name=model_name,
+            ctx=ctx,
+            system_prompt=system_prompt,
+            config=LoopConfig(max_turns=options.max_turns),
+            transcript=transcript,
+            messages=messages,
+            permission_handler=self._ask,
+            on_rules_to_persist=self._persist_always_rules,
+        )
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        options: RunOptions,
+        *,
+        cwd: Path | None = None,
+        interactive: bool = False,
+        model_client: ModelPort | None = None,
+        record: bool = True,
+    ) -> AgentSession:
+        """Build a session from flags, settings and the environment (resuming if asked)."""
+        from config import SettingsError, load_settings
+        from permissions.from_settings import permission_context_from_settings
+        from permissions.rules import RuleSyntaxError, make_rule
+        from tools.execution.hooks import HookRunner
+        from tools.registry import assemble_tool_pool, get_all_base_tools
+
+        cwd = (cwd or Path.cwd()).resolve()
+        try:
+            settings = load_settings(cwd, cli_settings=options.settings)
+        except SettingsError as exc:
+            raise SessionError(str(exc)) from exc
+        warnings = list(settings.warnings)
+
+        resume_path: Path | None = None
+        if options.continue_session or options.resume is not None:
+            if options.resume == "" and not options.continue_session and not interactive:
+                raise SessionError("--resume needs a session id in print mode (or use --continue)")
+            if options.continue_session or options.resume:
+                resume_path = find_session(cwd, options.resume or None)
+        reader = TranscriptReader.load(resume_path) if resume_path else None
+        if reader is not None:
+            warnings += reader.warnings
+
+        extra_rules: list[PermissionRule] = []
+        for behavior, texts in (
+            (RuleBehavior.ALLOW, options.allowed_tools),
+            (RuleBehavior.DENY, options.disallowed_tools),
+        ):
+            for text in texts:
+                try:
+                    extra_rules.append(make_rule(text, behavior, RuleSource.CLI, cwd))
+                except RuleSyntaxError as exc:
+                    raise SessionError(f"bad rule {text!r}: {exc}") from exc
+        if reader is not None:
+            for r in reader.session_rules:
+                try:
+                    extra_rules.append(make_rule(r["rule"], r["behavior"], RuleSource.SESSION, cwd))
+                except (RuleSyntaxError, ValueError):
+                    warnings.append(f"skipped a stored session rule {r!r}")
+
+        mode: PermissionMode | None = None
+        bypass = options.dangerously_skip_permissions
+        if options.dangerously_skip_permissions:
+            mode = PermissionMode.BYPASS
+        elif options.permission_mode:
+            mode = PermissionMode.parse(options.permission_mode)
+            bypass = mode is PermissionMode.BYPASS
+        elif reader is not None and reader.permission_mode:
+            restored = PermissionMode.parse(reader.permission_mode)
+            # A resumed session keeps its mode, except plan and bypass (never silently back on).
+            if restored not in (PermissionMode.PLAN, PermissionMode.BYPASS):
+                mode = restored
+        perm_ctx, perm_warnings = permission_context_from_settings(
+            settings,
+            cwd=cwd,
+            mode=mode,
+            extra_rules=extra_rules,
+            additional_dirs=[Path(d) for d in options.add_dirs],
+            bypass_available=bypass,
+        )
+        warnings += perm_warnings
+
+        # Session identity: resume appends to the same file; fork copies into a new one.
+        if reader is not None and not options.fork_session:
+            session_id = reader.session_id or (resume_path.stem if resume_path else "")
+        else:
+            session_id = options.session_id or str(uuid.uuid4())
+        env = gather_environment(cwd, perm_ctx.additional_dirs)
+        transcript: TranscriptWriter | None = None
+        if record:
+            path = project_dir(cwd) / f"{session_id}.jsonl"
+            transcript = TranscriptWriter(
+                path,
+                session_id=session_id,
+                cwd=cwd,
+                git_branch=env.git_branch,
+                last_uuid=reader.last_uuid if reader and not options.fork_session else None,
+            )
+            if reader is not None and options.fork_session:
+                _copy_for_fork(reader, transcript)
+
+        hooks = HookRunner(
+            settings.hooks,
+            policy_config=settings.policy_hooks,
+            disable_all=settings.disable_all_hooks or settings.managed_hooks_only,
+            session_id=session_id,
+            transcript_path=str(transcript.path) if transcript else None,
+            cwd=cwd,
+            project_dir=settings.project_root,
+            env=settings.env,
+        )
+        warnings += list(hooks.warnings)
+
+        pool = assemble_tool_pool(get_all_base_tools(), (), perm_ctx)
+        session_dir = transcript.session_dir if transcript else None
+        ctx = ToolUseContext(
+            permissions=perm_ctx,
+            options=ToolOptions(
+                tools=tuple(pool),
+                session_id=session_id,
+                session_dir=session_dir,
+                debug=options.verbose,
+            ),
+            callbacks=Callbacks(),
+            hooks=hooks,
+        )
+        if reader is not None:
+            for rec in reader.read_file_state:
+                try:
+                    ctx.state.read_files.record(
+                        ReadRecord(
+                            Path(rec["path"]),
+                            str(rec["content_hash"]),
+                            int(rec["mtime_ns"]),
+                            bool(rec.get("partial", False)),
+                        )
+                    )
+                except (KeyError, TypeError, ValueError):
+                    warnings.append("skipped a malformed read-file-state entry")
+
+        model_name, client = _model(options, settings, model_client)
+        system_prompt = build_system_prompt(
+            env, tool_descriptions=[(t.name, t.description) for t in pool]
+        )
+
+        messages: list[dict[str, Any]] | None = None
+        if reader is not None:
+            messages = _repair_for_resume(reader, transcript)
+        session = cls(
+            cwd=cwd,
+            options=options,
+            settings=settings,
+            ctx=ctx,
+            model_client=client,
+            model_name=model_name,
+            transcript=transcript,
+            system_prompt=system_prompt,
+            warnings=warnings,
+            messages=messages,
+            restored_tasks=reader.background_tasks if reader else None,
+        )
+        if transcript is not None:
+            transcript.meta("permission-mode", mode=perm_ctx.mode.value)
+        return session
+
+    # -- SessionPort -------------------------------------------------------------------------
+
+    @property
+    def ctx(self) -> ToolUseContext:
+        return self.loop.ctx
+
+    @property
+    def mode(self) -> str:
+        return self.ctx.permissions.mode.value
+
+    def set_mode(self, mode: str) -> None:
+        new = PermissionMode.parse(mode)
+        if new is PermissionMode.BYPASS and not self.ctx.permissions.bypass_available:
+            raise ValueError("bypassPermissions is only available when enabled at launch")
+        self.loop.ctx = self.ctx.with_mode(new)
+        if self.transcript is not None:
+            self.transcript.meta("permission-mode", mode=new.value)
+
+    def cycle_mode(self) -> str:
+        from permissions.modes import next_mode
+
+        perms = self.ctx.permissions
+        new = next_mode(perms.mode, perms.bypass_available)
+        self.set_mode(new.value)
+        return new.value
+
+    def set_permission_handler(self, handler: PermissionHandler) -> None:
+        self._handler = handler
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        for warning in self.warnings:
+            yield Notice(warning, "warning")
+        self.warnings = []
+        async for event in self.loop.run_turn(prompt):
+            yield event
+
+    def abort(self) -> None:
+        self.loop.abort()
+
+    async def run_shell(self, command: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=str(self.cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=120)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            out = b"[timed out after 120 s]"
+        text = out.decode("utf-8", "replace")[-30_000:]
+        note = f"<bash-input>{command}</bash-input>\n<bash-stdout>{text}</bash-stdout>"
+        message = {"role": "user", "content": note}
+        self.loop.messages.append(message)
+        if self.transcript is not None:
+            self.transcript.user(message, isMeta=True)
+        return text
+
+    def clear(self) -> None:
+        """A new conversation in a new transcript; the old one stays resumable."""
+        self.loop.messages.clear()
+        self.loop.ctx.state.read_files = type(self.ctx.state.read_files)()
+        if self.transcript is not None:
+            self.transcript.close()
+            new_id = str(uuid.uuid4())
+            self.transcript = TranscriptWriter(
+                self.transcript.path.with_name(f"{new_id}.jsonl"),
+                session_id=new_id,
+                cwd=self.cwd,
+                git_branch=self.transcript.git_branch,
+            )
+            self.loop.transcript = self.transcript
+            self.session_id = new_id
+            self.loop.ctx = replace(
+                self.ctx,
+                options=replace(
+                    self.ctx.options, session_id=new_id, session_dir=self.transcript.session_dir
+                ),
+            )
+
+    def rules(self) -> list[RuleView]:
+        return [
+            RuleView(r.behavior.value, str(r.value), r.source.value)
+            for r in self.ctx.permissions.rules
+        ]
+
+    def add_rule(self, behavior: str, rule: str, destination: str = "localSettings") -> None:
+        from config import add_permission_rule, local_settings_path
+        from permissions.rules import make_rule
+
+        source = RuleSource(destination)
+        new = make_rule(rule, behavior, source, self.cwd)
+        if source is RuleSource.LOCAL:
+            add_permission_rule(local_settings_path(self.cwd), behavior, str(new.value))
+        elif source is RuleSource.SESSION:
+            if self.transcript is not None:
+                self.transcript.meta("session-rule", behavior=behavior, rule=str(new.value))
+        else:
+            raise ValueError(f"rules can be added to localSettings or session, not {destination}")
+        perms = self.ctx.permissions
+        self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=(*perms.rules, new)))
+
+    def remove_rule(self, behavior: str, rule: str, source: str) -> bool:
+        from config import local_settings_path, remove_permission_rule
+        from permissions.rules import parse_rule
+
+        value = parse_rule(rule)
+        perms = self.ctx.permissions
+        keep = tuple(
+            r
+            for r in perms.rules
+            if not (r.behavior.value == behavior and r.value == value and r.source.value == source)
+        )
+        if len(keep) == len(perms.rules):
+            return False
+        if source == RuleSource.LOCAL.value:
+            remove_permission_rule(local_settings_path(self.cwd), behavior, rule)
+        elif source != RuleSource.SESSION.value:
+            raise ValueError(f"rules from {source} can only be removed by editing that file")
+        self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=keep))
+        return True
+
+    def tools(self) -> list[ToolView]:
+        loaded = self.ctx.options.loaded_deferred
+        return [
+            ToolView(t.name, t.description, t.should_defer and t.name not in loaded, t.is_mcp)
+            for t in self.ctx.options.tools
+        ]
+
+    def background_tasks(self) -> list[BackgroundTaskView]:
+        manager = self.ctx.state.shared.get("background_tasks")
+        if manager is None:
+            return []
+        return [BackgroundTaskView(s.task_id, s.command, s.status) for s in manager.list()]
+
+    def usage_summary(self) -> dict[str, Any]:
+        u = self.loop.usage
+        return {
+            "input_tokens": u.total.total_input,
+            "output_tokens": u.total.output,
+            "cost_usd": u.cost_usd,
+            "context_tokens": self._context_tokens(),
+            "turns": u.turns,
+        }
+
+    def set_model(self, model: str) -> None:
+        from agent_cli.model.config import resolve_model
+
+        self.model = resolve_model(model)
+        self.loop.model_name = self.model
+
+    def list_sessions(self) -> list[dict[str, Any]]:
+        out = []
+        for s in list_sessions(self.cwd):
+            title = None
+            try:
+                reader = TranscriptReader.load(s.path)
+                title = reader.title or reader.first_prompt()
+            except OSError:
+                pass
+            out.append(
+                {
+                    "session_id": s.session_id,
+                    "title": title or "(empty)",
+                    "mtime": s.mtime,
+                    "size": s.size,
+                }
+            )
+        return out
+
+    async def resume(self, session_id: str) -> list[dict[str, Any]]:
+        path = find_session(self.cwd, session_id)
+        reader = TranscriptReader.load(path)
+        if self.transcript is not None:
+            self.transcript.close()
+            self.transcript = TranscriptWriter(
+                path,
+                session_id=reader.session_id or path.stem,
+                cwd=self.cwd,
+                last_uuid=reader.last_uuid,
+            )
+            self.loop.transcript = self.transcript
+        self.loop.messages[:] = _repair_for_resume(reader, self.transcript)
+        self.session_id = reader.session_id or path.stem
+        return list(self.loop.messages)
+
+    async def close(self) -> None:
+        from tools.builtin.background import BackgroundTaskManager
+
+        manager = self.ctx.state.shared.get("background_tasks")
+        if isinstance(manager, BackgroundTaskManager):
+            if self.transcript is not None:
+                self.transcript.meta("background-tasks", tasks=manager.records())
+            await manager.stop_all()
+        hooks = self.ctx.hooks
+        if hooks is not None and hooks.has_hooks("SessionEnd"):
+            try:
+                await asyncio.wait_for(hooks.run_event("SessionEnd", {"reason": "other"}), 5)
+            except TimeoutError:
+                pass
+        aclose = getattr(self._model_client, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        if self.transcript is not None:
+            self.transcript.close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    async def _ask(self, prompt: Any) -> Any:
+        if self._handler is None:
+            return await _deny_non_interactive(prompt)
+        return await self._handler(prompt)
+
+    def _persist_always_rules(self, rules: tuple[RuleValue, ...]) -> list[str]:
+        from config import local_settings_path
+
+        notes = []
+        for value in rules[:5]:
+            try:
+                self.add_rule("allow", str(value), "localSettings")
+                path = local_settings_path(self.cwd)
+                notes.append(f"Saved rule {value} to {os.path.relpath(path, self.cwd)}")
+            except Exception as exc:  # a broken settings file must not end the turn
+                notes.append(f"Could not save rule {value}: {exc}")
+        return notes
+
+    def _context_tokens(self) -> int:
+        chars = sum(len(str(m.get("content", ""))) for m in self.loop.messages)
+        return chars // 4
+
+
+async def _deny_non_interactive(prompt: Any) -> Any:
+    from tools.context import PermissionAnswer, PermissionResponse
+
+    verdict = prompt.verdict
+    why = verdict.reason
+    return PermissionResponse(
+        PermissionAnswer.DENY,
+        feedback=(
+            f"Permission to use {prompt.tool_name} was not granted ({why}). Nerve is running "
+            "non-interactively, so a call that needs approval is denied. The user can allow it "
+            "with --allowedTools, a permission rule in settings, or --permission-mode."
+        ),
+    )
+
+
+def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tuple[str, ModelPort]:
+    from agent_cli.model.config import ModelConfig, resolve_model
+
+    if client is not None:
+        return resolve_model(options.model, settings.model), client
+    from agent_cli.model.client import ModelClient
+
+    config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
+    return config.model, ModelClient(config)
+
+
+def _repair_for_resume(
+    reader: TranscriptReader, transcript: TranscriptWriter | None
+) -> list[dict[str, Any]]:
+    """The stored conversation, with an "interrupted" result for any tool_use left unanswered."""
+    messages = list(reader.messages)
+    repaired = answer_dangling_tool_uses(messages)
+    if transcript is not None and len(repaired) > len(messages) and repaired[-1]["role"] == "user":
+        transcript.user(repaired[-1], interrupted=True)
+    elif transcript is not None and repaired != messages:
+        # a partially answered batch was completed inside an existing user message
+        transcript.system("resume_repair", "tool_use left without a result marked interrupted")
+    return repaired
+
+
+def _copy_for_fork(reader: TranscriptReader, transcript: TranscriptWriter) -> None:
+    source_id = reader.session_id
+    for rec in reader.records:
+        payload = {
+            k: v
+            for k, v in rec.items()
+            if k in ("message", "toolUseResult", "subtype", "content", "isMeta")
+        }
+        payload["forkedFrom"] = {"sessionId": source_id, "messageUuid": rec.get("uuid")}
+        transcript.append(rec["type"], payload)
+    for r in reader.session_rules:
+        transcript.meta("session-rule", **r)
