@@ -189,8 +189,8 @@ class _State:
 
     def edits_ok(self, f: CommandFacts, targets: list[str | None]) -> bool:
         core = f.core
-        if not f.known or core is None or (self.cwd is None and any(t is None for t in targets)):
-            return False
+        if not f.known or core is None or f.via_xargs:
+            return False  # xargs: the operands come from stdin
         if not (f.read_only or core[0] in _EDIT_PROGRAMS or _read_only_but_writes(f)):
             return False
         if core[0] == "sed" and sed_in_place_operands(list(core[1:])) is None:

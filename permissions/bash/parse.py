@@ -127,6 +127,9 @@ class _Walker:
             self.attach(self.redirect(node, idx), idx)
         elif t in _LEAF_WORDS:
             return
+        elif t == "list" or t == "pipeline":
+            for child in _flatten(node):
+                self.walk(child)
         else:
             self.sub_walk(node)
 
@@ -295,6 +298,27 @@ class _Walker:
         else:
             out.insert(0, Redirect(op, fd, target))
         return out
+
+
+def _flatten(node: Any) -> list[Any]:
+    """Named children of a left-nested ``list``/``pipeline`` chain, in order, without recursion
+    (a chain of thousands of ``&&`` must not exhaust the stack)."""
+    out: list[Any] = []
+    stack = [(node, 0)]
+    kind = node.type
+    while stack:
+        cur, i = stack.pop()
+        kids = cur.children
+        while i < len(kids):
+            child = kids[i]
+            i += 1
+            if child.type == kind:
+                stack.append((cur, i))
+                stack.append((child, 0))
+                break
+            if child.is_named:
+                out.append(child)
+    return out
 
 
 def _parse(command: str) -> ParsedScript:
