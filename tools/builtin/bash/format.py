@@ -12,8 +12,9 @@ tail (the error) matters most.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools.builtin.bash.output import OutputCollector, clean_text
 
@@ -39,9 +40,11 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", ";;", ";&", ";;&"})
 _WRAPPERS = frozenset({"command", "builtin", "exec", "time", "nohup", "!"})
 
 
-@dataclass(frozen=True, slots=True)
-class BashOutput:
-    """The typed result of a Bash call (``to_content`` renders it for the model)."""
+class BashOutput(BaseModel):
+    """The typed result of a Bash call (``to_content`` renders it for the model; hooks and
+    transcripts get ``model_dump``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     output: str
     exit_code: int | None
@@ -57,7 +60,7 @@ class BashOutput:
     notices: tuple[str, ...] = ()
     image: dict[str, Any] | None = None
     is_error: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
 
     def status_lines(self) -> list[str]:
         lines: list[str] = []
