@@ -288,7 +288,7 @@ def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     # the analysis' own trace (per subcommand) goes under the engine's header, once
     lines = v.trace or tuple(f"`{s.text}`: {s.judgement}" for s in a.subcommands)
     out.trace = [f"  {line}" for line in lines]
-    v = replace(v, trace=())
+    v = _retrace(v, ())
     if v.decision is Decision.DENY:
         out.deny = v
     elif v.decision is Decision.ALLOW:
@@ -339,9 +339,14 @@ def _tool_level(
     return None
 
 
+def _retrace(v: Verdict, trace: tuple[str, ...]) -> Verdict:
+    # the constructor, not dataclasses.replace: this runs on every decision
+    return Verdict(v.decision, v.reason, v.kind, v.rule, v.safety, v.suggestions, trace)
+
+
 def _done(v: Verdict, trace: list[str], line: str | None = None) -> Verdict:
     lines = [*trace, line] if line else trace
-    return replace(v, trace=v.trace + tuple(lines))
+    return _retrace(v, v.trace + tuple(lines))
 
 
 def decide(request: PermissionRequest, ctx: PermissionContext) -> Verdict:

@@ -9,7 +9,7 @@ that would ask) and plan (refuse writes) turn them into a denial.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from permissions.types import Decision, PermissionMode, ReasonKind, Verdict
 
@@ -39,7 +39,7 @@ class Pending:
 
 
 def _with(v: Verdict, decision: Decision, reason: str, kind: ReasonKind | None = None) -> Verdict:
-    return replace(v, decision=decision, reason=reason, kind=kind or v.kind)
+    return Verdict(decision, reason, kind or v.kind, v.rule, v.safety, v.suggestions, v.trace)
 
 
 def apply_mode(pending: Pending, mode: PermissionMode) -> Verdict:

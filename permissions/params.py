@@ -43,6 +43,7 @@ class ParamRule:
     value: str
 
 
+@lru_cache(maxsize=1024)
 def parse_param_rule(content: str | None) -> ParamRule | None:
     """Parse ``param:value`` content; None if the content does not have that shape.
 
