@@ -1,0 +1,273 @@
+"""Grep: ripgrep over the workspace, in three output modes, paged with head_limit/offset.
+
+ripgrep's defaults stay (``.gitignore`` respected); hidden files are searched and
+version-control directories always excluded. Results are put in a stable order before paging —
+files by mtime (newest first) for ``files_with_matches``, by path for ``content`` and ``count``
+— so page 2 of a search continues page 1 even though ripgrep itself searches in parallel. In
+content mode rg speaks JSON (``--json``), so paths with ``:`` in them cannot confuse the parser;
+lines longer than 500 chars are replaced by a note, as ``rg --max-columns 500`` would.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from permissions.types import ToolKind
+from tools.base import ProgressFn, build_tool
+from tools.builtin._fs import resolve_path
+from tools.builtin._grep_format import format_content, split_globs
+from tools.builtin._rg import find_rg, run_rg, vcs_excludes
+from tools.context import ToolUseContext
+from tools.result import ToolResult, ValidationError
+
+__all__ = ["DEFAULT_HEAD_LIMIT", "TOOLS", "GrepInput", "grep_tool"]
+
+DEFAULT_HEAD_LIMIT = 250
+
+DESCRIPTION = """A powerful search tool built on ripgrep.
+
+- ALWAYS use Grep for search tasks; never run `grep` or `rg` through Bash.
+- Full regex syntax (e.g. "log.*Error", "function\\s+\\w+"); literal braces need escaping
+  (use `interface\\{\\}` to find `interface{}` in Go code).
+- Filter files with glob (e.g. "*.js", "**/*.tsx") or type (e.g. "js", "py", "rust").
+- output_mode: "content" shows matching lines, "files_with_matches" (default) only file
+  paths, "count" match counts per file.
+- Patterns match within single lines by default; set multiline: true for patterns that span
+  lines (e.g. `struct \\{[\\s\\S]*?field`).
+- Results are limited to head_limit entries (default 250); page with offset."""
+
+
+class GrepInput(BaseModel):
+    """Input of Grep (the short flags keep ripgrep's names, as the model knows them)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    pattern: str = Field(description="The regular expression pattern to search for")
+    path: str | None = Field(
+        default=None,
+        description="File or directory to search in. Defaults to the current working directory.",
+    )
+    glob: str | None = Field(
+        default=None,
+        description='Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - rg --glob',
+    )
+    output_mode: Literal["content", "files_with_matches", "count"] | None = Field(
+        default=None,
+        description='"content" shows matching lines (supports -A/-B/-C, -n, head_limit), '
+        '"files_with_matches" shows file paths (default), "count" shows match counts',
+    )
+    before: int | None = Field(
+        default=None, ge=0, alias="-B", description="Lines to show before each match"
+    )
+    after: int | None = Field(
+        default=None, ge=0, alias="-A", description="Lines to show after each match"
+    )
+    context_c: int | None = Field(
+        default=None, ge=0, alias="-C", description="Lines to show before and after each match"
+    )
+    context: int | None = Field(default=None, ge=0, description="Alias for -C")
+    line_numbers: bool | None = Field(
+        default=None, alias="-n", description="Show line numbers (content mode; default true)"
+    )
+    case_insensitive: bool | None = Field(
+        default=None, alias="-i", description="Case insensitive search (rg -i)"
+    )
+    only_matching: bool | None = Field(
+        default=None, alias="-o", description="Show only the matched parts (content mode)"
+    )
+    type: str | None = Field(
+        default=None, description="File type to search (rg --type), e.g. js, py, rust, go"
+    )
+    head_limit: int | None = Field(
+        default=None,
+        ge=0,
+        description="Limit output to the first N lines/entries (default 250; 0 = unlimited)",
+    )
+    offset: int | None = Field(
+        default=None, ge=0, description="Skip the first N lines/entries before head_limit"
+    )
+    multiline: bool | None = Field(
+        default=None,
+        description="Let . match newlines and patterns span lines (rg -U --multiline-dotall)",
+    )
+
+
+def _context_args(inp: GrepInput) -> list[str]:
+    both = inp.context if inp.context is not None else inp.context_c
+    if both is not None:
+        return ["-C", str(both)]
+    args: list[str] = []
+    if inp.before is not None:
+        args += ["-B", str(inp.before)]
+    if inp.after is not None:
+        args += ["-A", str(inp.after)]
+    return args
+
+
+def _build_args(inp: GrepInput, mode: str, target: str) -> list[str]:
+    args = ["--hidden", *vcs_excludes()]
+    if inp.case_insensitive:
+        args.append("-i")
+    if inp.multiline:
+        args += ["-U", "--multiline-dotall"]
+    if inp.type:
+        args += ["--type", inp.type]
+    for glob in split_globs(inp.glob or ""):
+        args += ["--glob", glob]
+    if mode == "files_with_matches":
+        args.append("-l")
+    elif mode == "count":
+        args += ["-c", "--with-filename"]
+    else:
+        args += ["--json", *_context_args(inp)]
+    # -e keeps a pattern that starts with "-" from being read as a flag.
+    return [*args, "-e", inp.pattern, "--", target]
+
+
+def _page(items: list[str], inp: GrepInput) -> tuple[list[str], str]:
+    limit = DEFAULT_HEAD_LIMIT if inp.head_limit is None else inp.head_limit
+    skip = inp.offset or 0
+    rest = items[skip:]
+    page = rest if limit == 0 else rest[:limit]
+    cut = limit != 0 and len(rest) > limit
+    if cut or skip:
+        shown_limit = limit if limit else "none"
+        return page, f"[Showing results with pagination = limit: {shown_limit}, offset: {skip}]"
+    return page, ""
+
+
+def _clean(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def _by_mtime(run_cwd: Path, paths: list[str]) -> list[str]:
+    keyed = []
+    for p in paths:
+        try:
+            mtime = os.stat(os.path.join(run_cwd, p)).st_mtime_ns
+        except OSError:
+            mtime = 0
+        keyed.append((-mtime, p))
+    keyed.sort()
+    return [p for _, p in keyed]
+
+
+async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
+    target = resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd
+    if not target.exists():
+        return ToolResult(data=f"Path does not exist: {target}", is_error=True)
+    if find_rg() is None:
+        return ToolResult(data="Grep needs ripgrep (rg), which is not installed.", is_error=True)
+    run_cwd = ctx.cwd if ctx.cwd.is_dir() else (target if target.is_dir() else target.parent)
+    try:
+        rel = target.relative_to(run_cwd)
+        arg = "." if str(rel) == "." else str(rel)
+    except ValueError:
+        arg = str(target)
+    mode = inp.output_mode or "files_with_matches"
+    seen = 0
+    marker = b'"type":"match"' if mode == "content" else b"\n"
+
+    def on_chunk(chunk: bytes) -> None:
+        nonlocal seen
+        seen += chunk.count(marker)
+        progress({"matches" if mode == "content" else "files": seen})
+
+    run = await run_rg(_build_args(inp, mode, arg), run_cwd, ctx.abort, on_chunk)
+    if run.aborted:
+        return ToolResult(data="Grep was interrupted.", is_error=True)
+    stderr = run.stderr.strip()
+    if run.returncode == 2 and not run.stdout:
+        return ToolResult(data=f"ripgrep error: {stderr or 'exit status 2'}", is_error=True)
+    raw = run.stdout.decode("utf-8", "replace")
+    if mode == "content":
+        items = format_content(
+            run.stdout,
+            line_numbers=inp.line_numbers is not False,
+            only_matching=bool(inp.only_matching),
+            with_context=bool(_context_args(inp)),
+        )
+        summary = ""
+    elif mode == "count":
+        pairs = []
+        for line in raw.splitlines():
+            path, _, n = line.rpartition(":")
+            if n.isdigit():
+                pairs.append((_clean(path), int(n)))
+        pairs.sort()
+        items = [f"{p}:{n}" for p, n in pairs]
+        total = sum(n for _, n in pairs)
+        summary = f"Found {total} matching lines across {len(pairs)} files."
+    else:
+        items = _by_mtime(run_cwd, [_clean(p) for p in raw.splitlines() if p])
+        summary = f"Found {len(items)} file{'' if len(items) == 1 else 's'}"
+    if not items:
+        text = "No files found" if mode == "files_with_matches" else "No matches found"
+    else:
+        page, note = _page(items, inp)
+        body = "\n".join(page)
+        if mode == "files_with_matches":
+            text = f"{summary}\n{body}"
+        elif mode == "count":
+            text = f"{body}\n\n{summary}"
+        else:
+            text = body
+        if note:
+            text += f"\n\n{note}"
+    if run.truncated:
+        text += "\n\n(ripgrep output exceeded 256 MiB and was cut; narrow the search.)"
+    if run.returncode == 2 and stderr:
+        text += f"\n\n(ripgrep reported errors: {stderr.splitlines()[0]})"
+    return ToolResult(data=text)
+
+
+def _validate(inp: GrepInput, _ctx: ToolUseContext) -> ValidationError | None:
+    if inp.pattern == "":
+        return ValidationError("pattern must not be empty.")
+    if inp.path in ("undefined", "null"):
+        return ValidationError('Omit path for the current directory; do not pass "undefined".')
+    return None
+
+
+def _backfill(inp: GrepInput, ctx: ToolUseContext) -> GrepInput:
+    if inp.path is None:
+        return inp
+    return inp.model_copy(update={"path": str(resolve_path(inp.path, ctx.cwd))})
+
+
+def _paths(inp: GrepInput, ctx: ToolUseContext) -> tuple[Path, ...]:
+    return (resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd,)
+
+
+def _render_call(inp: GrepInput) -> str:
+    return f'pattern: "{inp.pattern}"' + (f', path: "{inp.path}"' if inp.path else "")
+
+
+def _render_progress(data: Any) -> str:
+    if isinstance(data, dict):
+        return ", ".join(f"{v} {k}" for k, v in data.items())
+    return str(data)
+
+
+grep_tool = build_tool(
+    name="Grep",
+    input_model=GrepInput,
+    call=_call,
+    description=DESCRIPTION,
+    search_hint="search file contents regex ripgrep",
+    is_read_only=True,
+    is_concurrency_safe=True,
+    max_result_size_chars=20_000,
+    validate_input=_validate,
+    permission_kind=ToolKind.READ,
+    permission_paths=_paths,
+    backfill_input=_backfill,
+    render_call=_render_call,
+    render_progress=_render_progress,
+)
+
+TOOLS = (grep_tool,)
