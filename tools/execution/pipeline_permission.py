@@ -58,6 +58,7 @@ _HOOK_LIFTABLE = frozenset(
         ReasonKind.WORKING_DIR,
         ReasonKind.ANALYSIS,
         ReasonKind.TOOL,
+        ReasonKind.CLASSIFIER,  # auto mode's default: "the classifier reviews it"
     }
 )
 

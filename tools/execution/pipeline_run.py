@@ -4,6 +4,7 @@ classify errors.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -24,6 +25,7 @@ from tools.result import ContentBlock
 from tools.telemetry import TelemetryEvent, emit
 
 __all__ = [
+    "INTERRUPT_HOOK_SECONDS",
     "MAX_ERROR_CHARS",
     "attach_messages",
     "budget_result",
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 MAX_ERROR_CHARS = 2_000
+INTERRUPT_HOOK_SECONDS = 5.0
 # Steps after which a failure counts as the tool's own (PostToolUseFailure hooks run).
 _EXECUTION_PHASES = frozenset({"execute", "budget_result"})
 
@@ -184,14 +187,19 @@ async def classify_error(state: CallState, exc: BaseException) -> None:
     state.content = _model_message(exc, state.tool_name)
     state.is_error = True
     if state.phase in _EXECUTION_PHASES and state.ctx.hooks is not None and state.tool:
+        interrupted = isinstance(exc, ToolCancelled)
         try:
-            out = await state.ctx.hooks.post_tool_use_failure(
-                tool_name=state.tool.name,
-                tool_input=state.hook_input(),
-                tool_use_id=state.call.id,
-                error=state.content,
-                permission_mode=state.ctx.permissions.mode.value,
-                is_interrupt=isinstance(exc, ToolCancelled),
+            out = await asyncio.wait_for(
+                state.ctx.hooks.post_tool_use_failure(
+                    tool_name=state.tool.name,
+                    tool_input=state.hook_input(),
+                    tool_use_id=state.call.id,
+                    error=state.content,
+                    permission_mode=state.ctx.permissions.mode.value,
+                    is_interrupt=interrupted,
+                ),
+                # After Ctrl+C the user is waiting: a slow hook must not hold the turn.
+                INTERRUPT_HOOK_SECONDS if interrupted else None,
             )
             _absorb(state, out, "PostToolUseFailure")
         except Exception:

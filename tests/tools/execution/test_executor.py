@@ -248,3 +248,27 @@ async def test_denied_calls_still_report_in_order() -> None:
         ("b", False),
     ]
     assert "start s" not in rec.log
+
+
+async def test_fatal_error_still_answers_the_call_then_unwinds() -> None:
+    from tools.errors import FatalError
+
+    async def boom(inp: Any, _c: Any, _p: Any) -> ToolResult:
+        raise FatalError("session directory vanished")
+
+    fatal = build_tool(
+        name="Boom", input_model=StepIn, call=boom, is_read_only=True, is_concurrency_safe=True
+    )
+    ex = StreamingToolExecutor(make_ctx([fatal]))
+    ex.add(call("f", "Boom"))
+    seen = []
+    with pytest.raises(FatalError):
+        await ex.finish()
+    async for outcome in ex.results():
+        seen.append((outcome.tool_use_id, outcome.is_error))
+    assert seen == [("f", True)]
+
+
+def test_tool_call_from_api_block() -> None:
+    block = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/a"}}
+    assert ToolCall.from_block(block) == ToolCall("toolu_1", "Read", {"file_path": "/a"})

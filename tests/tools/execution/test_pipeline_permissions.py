@@ -405,3 +405,52 @@ async def test_classifier_never_approves_an_ask_rule() -> None:
     )
     outcome = await run_tool_call(bash("git push"), ctx)
     assert len(prompts.prompts) == 1 and outcome.error_class == "permission_denied"
+
+
+async def test_hook_ask_forces_a_prompt_over_an_allow_rule(tmp_path: Path) -> None:
+    prompts = ScriptedPrompts([PermissionResponse(PermissionAnswer.ALLOW)])
+    ctx = make_ctx(
+        [bash_like_tool()],
+        rule_set=rules(("Bash(echo:*)", "allow")),
+        prompts=prompts,
+        hooks=pre_hook(tmp_path, decision("ask", "double-check this one")),
+    )
+    outcome = await run_tool_call(bash("echo hi"), ctx)
+    (prompt,) = prompts.prompts
+    assert prompt.verdict.kind is ReasonKind.HOOK
+    assert prompt.verdict.reason == "double-check this one"
+    assert outcome.tool_result["content"] == "ran echo hi"
+
+
+async def test_hook_allow_lifts_the_auto_mode_ask_without_a_classifier(tmp_path: Path) -> None:
+    ran: list[str] = []
+    ctx = make_ctx(
+        [bash_like_tool(ran)],
+        mode=PermissionMode.AUTO,
+        prompts=ScriptedPrompts(),
+        hooks=pre_hook(tmp_path, decision("allow")),
+    )
+    await run_tool_call(bash("touch x"), ctx)
+    assert ran == ["touch x"]
+
+
+async def test_failure_hook_context_reaches_the_model(tmp_path: Path) -> None:
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUseFailure",
+            "additionalContext": "check the disk",
+        }
+    }
+    cmd = hook_script(tmp_path, "fail.sh", json.dumps(answer))
+    hooks = hook_runner(
+        tmp_path,
+        {"PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": cmd}]}]},
+    )
+
+    async def call(inp: TextIn, _c: Any, _p: Any) -> ToolResult:
+        raise OSError("disk full")
+
+    tool = simple_tool("Disk", call=call, is_read_only=True)
+    outcome = await run_tool_call(ToolCall("t1", "Disk", {}), make_ctx([tool], hooks=hooks))
+    assert outcome.tool_result["content"] == "Error: OSError: disk full"
+    assert "check the disk" in outcome.new_messages[0]["content"][0]["text"]
