@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -56,14 +56,8 @@ class RecordedRequest:
     outcome: str = ""  # "turn", "fault:<kind>", "unexpected"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "method": self.method,
-            "path": self.path,
-            "turn": self.turn,
-            "outcome": self.outcome,
-            "body": self.body,
-        }
+        keys = ("index", "method", "path", "turn", "outcome", "body")  # headers hold the key
+        return {k: getattr(self, k) for k in keys}
 
 
 @dataclass
@@ -94,12 +88,6 @@ class _Server(ThreadingHTTPServer):
     owner: ScriptedServer
 
 
-@dataclass
-class _State:
-    next_turn: int = 0
-    faults_left: dict[int, list[int]] = field(default_factory=dict)
-
-
 class ScriptedServer:
     """The scripted Messages API server. See the module docstring."""
 
@@ -122,9 +110,8 @@ class ScriptedServer:
         self.failures: list[str] = []
         self.marks: list[str] = []  # server-side log: events sent, gates opened
         self._lock = threading.Lock()
-        self._state = _State(
-            faults_left={i: [f.times for f in t.faults] for i, t in enumerate(scenario.turns)}
-        )
+        self._next_turn = 0
+        self._faults_left = {i: [f.times for f in t.faults] for i, t in enumerate(scenario.turns)}
         self._gates: dict[str, threading.Event] = {}
         self._stopping = threading.Event()
         self._port = port
@@ -187,7 +174,7 @@ class ScriptedServer:
     # -- verdicts ------------------------------------------------------------------------------
     def unconsumed_turns(self) -> list[int]:
         with self._lock:
-            return list(range(self._state.next_turn, len(self.scenario.turns)))
+            return list(range(self._next_turn, len(self.scenario.turns)))
 
     def assert_done(self) -> None:
         """Raise AssertionError if any request was unexpected or any turn was never served."""
@@ -212,34 +199,33 @@ class ScriptedServer:
             rec = RecordedRequest(len(self.requests) + 1, method, path, headers, body)
             self.requests.append(rec)
             plan = _Plan(rec, stream=isinstance(body, dict) and body.get("stream") is True)
-            state = self._state
             if method != "POST" or path != "/v1/messages":
                 plan.error = f"{method} {path} is not POST /v1/messages"
             elif not isinstance(body, dict):
                 plan.error = "body is not a JSON object"
             elif problems := check_request(body):
                 plan.error = "invalid request: " + "; ".join(problems)
-            elif state.next_turn >= len(self.scenario.turns):
+            elif self._next_turn >= len(self.scenario.turns):
                 plan.error = f"scenario exhausted after {len(self.scenario.turns)} turn(s)"
             else:
-                idx = state.next_turn
+                idx = self._next_turn
                 turn = self.scenario.turns[idx]
                 mismatch = turn.match.mismatch(body) if turn.match else None
                 if mismatch:
                     plan.error = f"turn {idx} match failed: {mismatch}"
                 else:
                     rec.turn, plan.turn = idx, turn
-                    left = state.faults_left[idx]
+                    left = self._faults_left[idx]
                     pending = next((i for i, n in enumerate(left) if n > 0), None)
                     if pending is not None:
                         left[pending] -= 1
                         plan.fault = turn.faults[pending]
                         rec.outcome = f"fault:{plan.fault.kind}"
                         if plan.fault.consumes_turn:
-                            state.next_turn += 1
+                            self._next_turn += 1
                     else:
                         rec.outcome = "turn"
-                        state.next_turn += 1
+                        self._next_turn += 1
             if plan.error is not None:
                 rec.outcome = "unexpected"
                 msg = f"scripted server: unexpected request #{rec.index}: {plan.error}"
@@ -279,42 +265,33 @@ class ScriptedServer:
             return
         self._send_stream(h, plan, fault, msg_id, model, rid)
 
-    def _send_error(
-        self, h: _Handler, status: int, etype: str, message: str, rid: str, extra: dict[str, str]
-    ) -> None:
-        payload = json.dumps(
-            {"type": "error", "error": {"type": etype, "message": message}}
-        ).encode()
+    @staticmethod
+    def _send_json(h: _Handler, status: int, data: Any, rid: str, extra: dict[str, str]) -> None:
+        payload = json.dumps(data).encode()
         h.send_response(status)
-        h.send_header("content-type", "application/json")
-        h.send_header("content-length", str(len(payload)))
-        h.send_header("request-id", rid)
-        for k, v in extra.items():
+        for k, v in {"content-type": "application/json", "request-id": rid, **extra}.items():
             h.send_header(k, v)
+        h.send_header("content-length", str(len(payload)))
         h.end_headers()
         h.wfile.write(payload)
         h.wfile.flush()
 
+    def _send_error(
+        self, h: _Handler, status: int, etype: str, message: str, rid: str, extra: dict[str, str]
+    ) -> None:
+        body = {"type": "error", "error": {"type": etype, "message": message}}
+        self._send_json(h, status, body, rid, extra)
+
     def _send_message(
         self, h: _Handler, plan: _Plan, fault: Fault | None, msg_id: str, model: str, rid: str
     ) -> None:
-        turn = plan.turn
-        assert turn is not None
+        assert plan.turn is not None
         if fault is not None and fault.kind == "cut":
             self._cut(h)
-            return
-        if fault is not None:  # an in-stream error has no stream to live in: answer it as HTTP
+        elif fault is not None:  # an in-stream error has no stream to live in: answer as HTTP
             self._send_error(h, 529, fault.error_type, fault.message, rid, {})
-            return
-        message = message_json(turn, msg_id, model, final=True)
-        payload = json.dumps(message).encode()
-        h.send_response(200)
-        h.send_header("content-type", "application/json")
-        h.send_header("content-length", str(len(payload)))
-        h.send_header("request-id", rid)
-        h.end_headers()
-        h.wfile.write(payload)
-        h.wfile.flush()
+        else:
+            self._send_json(h, 200, message_json(plan.turn, msg_id, model, final=True), rid, {})
 
     def _send_stream(
         self, h: _Handler, plan: _Plan, fault: Fault | None, msg_id: str, model: str, rid: str
