@@ -61,6 +61,11 @@ KNOWN_TOOLS: frozenset[str] = frozenset(
 )
 # Tools whose rule content is a path written as Read(...) / Edit(...) instead.
 _UNCONSULTED_PATH_TOOLS = frozenset({"Write", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS"})
+# Known tools whose rule content means something (a command, a path, a domain, a subject).
+_CONTENT_TOOLS = (
+    frozenset({"Bash", "PowerShell", "Read", "Edit", "WebFetch", "Agent", "Skill", "Cd"})
+    | _UNCONSULTED_PATH_TOOLS
+)
 # Input fields (besides the primary ones) that make a ``name:value`` content a parameter rule.
 _KNOWN_PARAMS: dict[str, frozenset[str]] = {
     "Bash": frozenset({"timeout", "description", "run_in_background", "dangerouslyDisableSandbox"}),
@@ -109,6 +114,11 @@ def check_rule(value: RuleValue, behavior: RuleBehavior) -> tuple[bool, list[str
             ]
         if behavior is RuleBehavior.ALLOW:
             return False, [f"allow rule {value} ignored: parameter rules are deny/ask only"]
+    elif value.content is not None and name in KNOWN_TOOLS and name not in _CONTENT_TOOLS:
+        warnings.append(
+            f"{behavior.value} rule {value}: {name} rules take no content other "
+            "than parameters (param:value); this one never matches"
+        )
     elif value.content is not None and name in _UNCONSULTED_PATH_TOOLS:
         warnings.append(
             f"{behavior.value} rule {value}: path rules are written Read(...) or "

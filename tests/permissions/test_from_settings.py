@@ -176,3 +176,9 @@ def test_check_rule_direct() -> None:
     keep, w = check_rule(parse_rule("Bash(run_in_background:true)"), RuleBehavior.ALLOW)
     assert not keep and w
     assert check_rule(parse_rule("Bash(run_in_background:true)"), RuleBehavior.ASK)[0]
+
+
+def test_content_on_a_tool_without_content_warns() -> None:
+    keep, w = check_rule(parse_rule("WebSearch(cats)"), RuleBehavior.DENY)
+    assert keep and "never matches" in w[0]
+    assert check_rule(parse_rule("Agent(Explore)"), RuleBehavior.ALLOW) == (True, [])
