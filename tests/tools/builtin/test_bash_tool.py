@@ -306,3 +306,22 @@ def test_render_hooks() -> None:
     assert BASH_TOOL.render_result(ok) == "Done · 1 lines"  # type: ignore[misc]
     bad = BashOutput(output="", exit_code=3, is_error=True)
     assert BASH_TOOL.render_result(bad) == "Exit code 3"  # type: ignore[misc]
+
+
+async def test_cwd_trailer_does_not_touch_the_commands_own_fds(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    (ctx.cwd / "sub").mkdir()
+    res = await call(BASH_TOOL, ctx, command="exec 3>log.txt; echo mine >&3; cd sub")
+    assert not res.is_error
+    assert (ctx.cwd / "log.txt").read_text() == "mine\n"
+    res = await call(BASH_TOOL, ctx, command="pwd")
+    assert text_of(res) == str((ctx.cwd / "sub").resolve())
+
+
+async def test_command_that_exits_keeps_the_previous_cwd(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    (ctx.cwd / "sub").mkdir()
+    res = await call(BASH_TOOL, ctx, command="cd sub; exit 0")
+    assert not res.is_error
+    res = await call(BASH_TOOL, ctx, command="pwd")
+    assert text_of(res) == str(ctx.cwd.resolve())

@@ -170,6 +170,7 @@ async def run_in_group(
     abort: AbortSignal | None = None,
     env: dict[str, str] | None = None,
     linger_s: float = LINGER_S,
+    pass_fds: tuple[int, ...] = (),
 ) -> RunOutcome:
     """Run ``argv`` in a new session with stdout+stderr merged into ``on_data``.
 
@@ -189,6 +190,7 @@ async def run_in_group(
             cwd=str(cwd),
             env=env,
             start_new_session=True,
+            pass_fds=pass_fds,
         )
     except BaseException:
         os.close(r)

@@ -4,19 +4,19 @@ Each call is a fresh bash (no login shell, no rc files; exported variables do no
 The working directory persists in ``ctx.state.shared["bash_cwd"]`` as long as it stays inside
 the working dirs; leaving them resets it to ``ctx.cwd`` with the notice "Shell cwd was reset to
 <dir>". The final directory is found by a trailer appended to the script on its own line
-(``__nerve_rc=$?; builtin pwd -P >| <tmpfile>; builtin exit $__nerve_rc``): it runs in the
-top-level shell after the command, so a ``cd`` inside a subshell does not count, the exit
-code is kept, and a command that ends with ``exit`` keeps the previous directory.
+(``__nerve_rc=$?; builtin pwd -P >&<fd>; builtin exit $__nerve_rc``, where ``<fd>`` is the
+write end of a private pipe at a high fd number): it runs in the top-level shell after the
+command, so a ``cd`` inside a subshell does not count, the exit code is kept, and a command
+that ends with ``exit`` (or ``exec``) keeps the previous directory. The command's text is
+unchanged; it ends with a newline, so a trailing comment still ends where it did.
 """
 
 from __future__ import annotations
 
-import contextlib
+import fcntl
 import json
 import os
 import re
-import shlex
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 CWD_KEY = "bash_cwd"
 _INTERNAL_KEYS = ("_simulated_sed_edit", "simulated_sed_edit")
+_CWD_FD_MIN = 200
 
 DESCRIPTION = """Executes a bash command and returns its output (stdout and stderr merged).
 
@@ -244,12 +245,28 @@ def _build_output(
     )
 
 
-def _read_cwd_file(path: str) -> Path | None:
+def _cwd_channel() -> tuple[int, int]:
+    """A pipe for the trailer's ``pwd``: (read end, non-blocking; write end at fd >= 200).
+
+    A high fd number keeps clear of the fds scripts use themselves (``exec 3>file``); a pipe
+    instead of a temp file keeps the per-call cost to two syscalls.
+    """
+    r, w = os.pipe()
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="surrogateescape").strip("\n")
-    except OSError:
-        return None
-    return Path(text) if text.startswith("/") else None
+        high = fcntl.fcntl(w, fcntl.F_DUPFD_CLOEXEC, _CWD_FD_MIN)
+    finally:
+        os.close(w)
+    os.set_blocking(r, False)
+    return r, high
+
+
+def _read_cwd(r: int) -> Path | None:
+    try:
+        data = os.read(r, 65536)
+    except (BlockingIOError, OSError):
+        return None  # the trailer did not run (``exit``, ``exec``, killed)
+    text = data.decode("utf-8", errors="surrogateescape").strip("\n")
+    return Path(text) if text.startswith("/") and "\n" not in text else None
 
 
 async def _run_foreground(
@@ -261,10 +278,9 @@ async def _run_foreground(
     def spool_path() -> Path:
         return new_spool_path(spool_dir(session_dir, "bash-output"))
 
-    fd, cwd_file = tempfile.mkstemp(prefix="nerve-cwd-")
-    os.close(fd)
+    cwd_r, cwd_w = _cwd_channel()
     script = (
-        f"{inp.command}\n__nerve_rc=$?; builtin pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null; "
+        f"{inp.command}\n__nerve_rc=$?; builtin pwd -P >&{cwd_w} 2>/dev/null; "
         "builtin exit $__nerve_rc"
     )
     collector = OutputCollector(spool_path_factory=spool_path, on_progress=on_progress)
@@ -275,14 +291,15 @@ async def _run_foreground(
             on_data=collector.feed,
             timeout_s=(inp.timeout or DEFAULT_TIMEOUT_MS) / 1000,
             abort=ctx.abort,
+            pass_fds=(cwd_w,),
         )
         collector.finish()
-        final = _settle_cwd(ctx, _read_cwd_file(cwd_file), notices)
+        final = _settle_cwd(ctx, _read_cwd(cwd_r), notices)
         return _build_output(inp, collector, outcome, final, notices)
     finally:
         collector.close()
-        with contextlib.suppress(OSError):
-            os.unlink(cwd_file)
+        os.close(cwd_r)
+        os.close(cwd_w)
 
 
 async def _run_background(inp: BashInput, ctx: ToolUseContext) -> BashOutput:
