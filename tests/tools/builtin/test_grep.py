@@ -13,6 +13,7 @@ from permissions.types import ToolKind
 from tests.tools.builtin.file_tools_support import content_text, make_ctx, run_tool
 from tools.builtin._grep_format import split_globs
 from tools.builtin.grep import TOOLS, grep_tool
+from tools.result import ToolResult
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -206,7 +207,11 @@ async def test_abort_kills_a_running_search(tmp_path: Path) -> None:
     os.mkfifo(fifo)  # rg blocks opening it: a search that would never end
     ctx = make_ctx(tmp_path)
     inp = grep_tool.input_model.model_validate({"pattern": "x", "path": str(fifo)})
-    task = asyncio.create_task(grep_tool.call(inp, ctx, lambda _p: None))
+
+    async def search() -> ToolResult:
+        return await grep_tool.call(inp, ctx, lambda _p: None)
+
+    task = asyncio.create_task(search())
     await asyncio.sleep(0.3)
     assert not task.done()
     before = {p for p in os.listdir("/proc") if p.isdigit()}

@@ -18,7 +18,8 @@ from PIL import Image
 from permissions.types import ToolKind
 from tests.tools.builtin.file_tools_support import content_text, make_ctx, run_tool
 from tools.builtin.read import TOOLS, ReadOutput, read_tool
-from tools.context import content_hash
+from tools.context import ToolUseContext, content_hash
+from tools.result import ToolResult
 
 pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,7 +54,7 @@ def make_pdf(pages: list[str]) -> bytes:
     return out
 
 
-async def read(tmp_path: Path, **raw: object) -> tuple[str, object]:
+async def read(tmp_path: Path, **raw: object) -> tuple[str, tuple[ToolResult, ToolUseContext]]:
     ctx = make_ctx(tmp_path)
     result = await run_tool(read_tool, dict(raw), ctx)
     return content_text(read_tool, result), (result, ctx)
@@ -216,10 +217,13 @@ async def test_image_png_small_and_downscaled(tmp_path: Path) -> None:
     assert isinstance(blocks, list) and blocks[0]["type"] == "image"
     assert blocks[0]["source"]["media_type"] == "image/png"
     assert base64.b64decode(blocks[0]["source"]["data"]) == small.read_bytes()
-    big = tmp_path / "screenshot.jpg"  # JPEG content: the extension does not decide, bytes do
+    big = tmp_path / "screenshot.jpg"  # PNG bytes: the extension does not decide, bytes do
     Image.new("RGB", (4000, 2000), (10, 200, 30)).save(big, format="PNG")
     result = await run_tool(read_tool, {"file_path": str(big)}, ctx)
-    block = read_tool.to_content(result.data)[0]
+    content = read_tool.to_content(result.data)
+    assert isinstance(content, list)
+    block = content[0]
+    assert block["source"]["media_type"] == "image/png"
     img = Image.open(io.BytesIO(base64.b64decode(block["source"]["data"])))
     assert max(img.size) <= 1568 and img.size == (1568, 784)
     assert "downscaled to 1568x784" in content_text(read_tool, result)
