@@ -2,13 +2,16 @@
 
 Long-running test commands use ``sleep 98NN`` so that leftovers can be found by scanning
 ``/proc/*/cmdline``; the autouse fixture ``no_survivors`` (imported by each test module) fails a
-test that leaves any such process alive.
+test that leaves any such process alive. Only processes that carry this test run's own
+environment marker count (children inherit the environment), so a concurrent run of the same
+tests elsewhere on the machine is neither reported nor killed.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,10 +26,13 @@ from tools.result import ToolResult
 __all__ = ["call", "live_marked", "make_ctx", "no_survivors"]
 
 _MARK = re.compile(rb"sleep[\x00 ]+98\d\d")
+_RUN_VAR = "NERVE_BASH_TEST_RUN"
+os.environ[_RUN_VAR] = uuid.uuid4().hex  # this test process and its descendants
+_RUN_MARK = f"{_RUN_VAR}={os.environ[_RUN_VAR]}".encode()
 
 
 def live_marked() -> list[tuple[int, bytes]]:
-    """Live (non-zombie) processes whose command line mentions ``sleep 98NN``."""
+    """Live (non-zombie) processes of this test run whose command line has ``sleep 98NN``."""
     found: list[tuple[int, bytes]] = []
     me = os.getpid()
     for entry in os.listdir("/proc"):
@@ -35,12 +41,16 @@ def live_marked() -> list[tuple[int, bytes]]:
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as fh:
                 cmdline = fh.read()
+            if not _MARK.search(cmdline):
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read().split(b"\x00")
             with open(f"/proc/{entry}/stat", "rb") as fh:
                 stat = fh.read()
         except OSError:
             continue
         state = stat[stat.rfind(b")") + 2 :].split()[:1]
-        if state != [b"Z"] and _MARK.search(cmdline):
+        if state != [b"Z"] and _RUN_MARK in environ:
             found.append((int(entry), cmdline))
     return found
 
