@@ -226,6 +226,11 @@ def _print_text(v: Verdict, out: IO[str]) -> None:
 def run(argv: Sequence[str]) -> int:
     """Entry point for ``nerve permissions ...``; returns the exit code."""
     args_in = list(argv)
+    # commands may carry lone surrogates (JSON "\ud800"): print them escaped, never crash
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     if not args_in or args_in[0] != "check":
         print("usage: nerve permissions check [options] -- COMMAND  (see --help)", file=sys.stderr)
         return 2

@@ -126,6 +126,8 @@ def test_jsonl_bad_lines_fail_closed(tmp_path: Path) -> None:
                 json.dumps(
                     {"id": "edit", "command": "a.txt", "tool": "Edit", "mode": "acceptEdits"}
                 ),
+                # a lone surrogate (valid JSON escape, not encodable): judged and printed
+                '{"id": "surrogate", "command": "rm \\ud800", "deny": ["Bash(rm:*)"]}',
             ]
         )
         + "\n"
@@ -133,11 +135,12 @@ def test_jsonl_bad_lines_fail_closed(tmp_path: Path) -> None:
     r = nerve("--jsonl", str(batch), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.splitlines()]
-    assert len(rows) == 7
+    assert len(rows) == 8
     assert rows[0] == {"id": "ok", "decision": "allow", "reason": rows[0]["reason"], "rule": None}
     for row in rows[1:6]:
         assert row["decision"] == "ask" and "cannot judge" in row["reason"], row
     assert rows[6]["decision"] == "allow"
+    assert rows[7]["id"] == "surrogate" and rows[7]["decision"] == "deny"
 
 
 def test_public_corpus_scores(tmp_path: Path) -> None:
