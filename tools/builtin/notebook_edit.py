@@ -1,0 +1,253 @@
+"""NotebookEdit: replace, insert or delete one cell of a Jupyter notebook the model has read.
+
+Cells are addressed by their id, or by ``cell-N`` (0-based index) for notebooks older than
+nbformat 4.5 that have no ids; Read shows the same names. A replaced code cell loses its outputs
+and execution count (they described the old source). The notebook is validated with nbformat
+before it is written, atomically, with its permission bits kept. nbformat is imported lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from permissions.types import ToolKind
+from tools.base import ProgressFn, build_tool, default_to_content
+from tools.builtin._fs import (
+    atomic_write,
+    check_writable_state,
+    is_absolute_input,
+    missing_file_message,
+    record_whole_file,
+    resolve_path,
+    snapshot,
+    special_file_reason,
+)
+from tools.builtin._text import unified_diff
+from tools.context import ToolUseContext
+from tools.result import ContentBlock, ToolResult, ValidationError
+
+__all__ = ["TOOLS", "NotebookEditInput", "NotebookEditOutput", "notebook_edit_tool"]
+
+DESCRIPTION = """Replaces, inserts or deletes a cell of a Jupyter notebook (.ipynb file).
+
+- notebook_path must be absolute; Read the notebook first.
+- cell_id names the cell (as Read shows it). edit_mode "replace" (default) sets the cell's
+  source; "insert" adds a new cell after cell_id (or at the start when cell_id is omitted) and
+  needs cell_type; "delete" removes the cell."""
+
+
+class NotebookEditInput(BaseModel):
+    """Input of NotebookEdit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    notebook_path: str = Field(
+        description="The absolute path to the Jupyter notebook file to edit (must be absolute)"
+    )
+    new_source: str = Field(description="The new source for the cell")
+    cell_id: str | None = Field(
+        default=None,
+        description="The ID of the cell to edit. When inserting, the new cell goes after this "
+        "cell, or at the beginning if not specified.",
+    )
+    cell_type: Literal["code", "markdown"] | None = Field(
+        default=None,
+        description="The type of the cell (code or markdown). Required for edit_mode=insert; "
+        "defaults to the current type for replace.",
+    )
+    edit_mode: Literal["replace", "insert", "delete"] | None = Field(
+        default=None, description="The type of edit to make (replace, insert, delete)"
+    )
+
+
+class NotebookEditOutput(BaseModel):
+    """What NotebookEdit did, for the model (message) and the TUI (diff of the file)."""
+
+    notebook_path: str
+    cell_id: str
+    edit_mode: str
+    message: str
+    diff: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    path: Path
+    before: str
+    after: str
+    mode: int
+    cell_id: str
+    message: str
+
+
+def _cell_name(cell: Any, index: int) -> str:
+    return str(cell.get("id") or f"cell-{index}")
+
+
+def _find(cells: list[Any], cell_id: str) -> int | None:
+    for i, cell in enumerate(cells):
+        if cell.get("id") == cell_id or f"cell-{i}" == cell_id:
+            return i
+    return None
+
+
+def _new_cell(nb: Any, kind: str, source: str, like: Any = None) -> Any:
+    from nbformat import v4
+
+    cell = v4.new_code_cell(source) if kind == "code" else v4.new_markdown_cell(source)
+    if like is not None:
+        cell.metadata = like.get("metadata", {})
+        if "id" in like:
+            cell["id"] = like["id"]
+    if (nb.nbformat, nb.nbformat_minor) < (4, 5):
+        cell.pop("id", None)  # ids are not allowed before nbformat 4.5
+    return cell
+
+
+def _plan(inp: NotebookEditInput, ctx: ToolUseContext) -> _Plan | str:
+    import nbformat
+
+    path = resolve_path(inp.notebook_path, ctx.cwd)
+    reason = special_file_reason(path)
+    if reason:
+        return reason
+    if not path.is_file():
+        return missing_file_message(path, ctx.cwd)
+    if path.suffix.lower() != ".ipynb":
+        return "File must be a Jupyter notebook (.ipynb file). For other files use Edit."
+    snap = snapshot(path)
+    refusal = check_writable_state(path, ctx, snap)
+    if refusal:
+        return refusal
+    before = snap.data.decode("utf-8", "replace")
+    try:
+        nb = nbformat.reads(before, as_version=4)
+    except Exception as exc:  # any parse failure is a notebook the model cannot edit
+        return f"Notebook is not valid JSON/nbformat: {type(exc).__name__}: {exc}"
+    cells = nb.cells
+    mode = inp.edit_mode or "replace"
+    index = None
+    if inp.cell_id is not None:
+        index = _find(cells, inp.cell_id)
+        if index is None:
+            known = ", ".join(_cell_name(c, i) for i, c in enumerate(cells[:20]))
+            return f'Cell with ID "{inp.cell_id}" not found in notebook. Cells: {known}'
+    elif mode != "insert":
+        return f"cell_id is required for edit_mode={mode}."
+    if mode == "insert":
+        if inp.cell_type is None:
+            return "cell_type is required when inserting a cell (code or markdown)."
+        cell = _new_cell(nb, inp.cell_type, inp.new_source)
+        position = 0 if index is None else index + 1
+        cells.insert(position, cell)
+        name = _cell_name(cell, position)
+        where = f"after {inp.cell_id}" if inp.cell_id else "at the start"
+        message = f"Inserted cell {name} {where} with {inp.new_source}"
+    elif mode == "delete":
+        assert index is not None
+        name = _cell_name(cells[index], index)
+        del cells[index]
+        message = f"Deleted cell {name}"
+    else:
+        assert index is not None
+        old = cells[index]
+        kind = inp.cell_type or old.get("cell_type", "code")
+        if kind != old.get("cell_type"):
+            cells[index] = _new_cell(nb, kind, inp.new_source, like=old)
+        else:
+            old.source = inp.new_source
+            if kind == "code":  # outputs belonged to the old source
+                old.outputs = []
+                old.execution_count = None
+        name = _cell_name(cells[index], index)
+        message = f"Updated cell {name} with {inp.new_source}"
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        return f"The edited notebook would be invalid: {str(exc).splitlines()[0]}"
+    after = nbformat.writes(nb) + ("\n" if before.endswith("\n") else "")
+    return _Plan(path, before, after, snap.mode, name, message)
+
+
+def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, _Plan | None, int]:
+    plan = _plan(inp, ctx)
+    if isinstance(plan, str):
+        return ToolResult(data=plan, is_error=True), None, 0
+    mtime = atomic_write(plan.path, plan.after.encode("utf-8"), plan.mode)
+    out = NotebookEditOutput(
+        notebook_path=str(plan.path),
+        cell_id=plan.cell_id,
+        edit_mode=inp.edit_mode or "replace",
+        message=plan.message,
+        diff=unified_diff(str(plan.path), plan.before, plan.after),
+    )
+    return ToolResult(data=out), plan, mtime
+
+
+async def _call(inp: NotebookEditInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
+    try:
+        result, plan, mtime = await asyncio.to_thread(_apply, inp, ctx)
+    except OSError as exc:
+        path = resolve_path(inp.notebook_path, ctx.cwd)
+        return ToolResult(data=f"Cannot edit {path}: {exc.strerror or exc}.", is_error=True)
+    if plan is not None:
+        record_whole_file(ctx.state.read_files, plan.path, plan.after.encode("utf-8"), mtime)
+    return result
+
+
+async def _prepare_prompt(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[str | None, None]:
+    try:
+        plan = await asyncio.to_thread(_plan, inp, ctx)
+    except OSError:
+        return None, None
+    if isinstance(plan, str):
+        return None, None
+    return unified_diff(str(plan.path), plan.before, plan.after), None
+
+
+def _validate(inp: NotebookEditInput, _ctx: ToolUseContext) -> ValidationError | None:
+    if not is_absolute_input(inp.notebook_path):
+        return ValidationError(
+            f"notebook_path must be an absolute path, not a relative path: {inp.notebook_path!r}."
+        )
+    if inp.edit_mode == "insert" and inp.cell_type is None:
+        return ValidationError("cell_type is required when using edit_mode=insert.")
+    return None
+
+
+def _backfill(inp: NotebookEditInput, ctx: ToolUseContext) -> NotebookEditInput:
+    return inp.model_copy(update={"notebook_path": str(resolve_path(inp.notebook_path, ctx.cwd))})
+
+
+def _paths(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[Path, ...]:
+    return (resolve_path(inp.notebook_path, ctx.cwd),)
+
+
+def _to_content(data: Any) -> str | list[ContentBlock]:
+    if isinstance(data, NotebookEditOutput):
+        return data.message
+    return default_to_content(data)
+
+
+notebook_edit_tool = build_tool(
+    name="NotebookEdit",
+    input_model=NotebookEditInput,
+    call=_call,
+    description=DESCRIPTION,
+    search_hint="edit jupyter notebook cell",
+    validate_input=_validate,
+    permission_kind=ToolKind.EDIT,
+    permission_paths=_paths,
+    backfill_input=_backfill,
+    to_content=_to_content,
+    render_call=lambda inp: inp.notebook_path,
+    render_result=lambda data: data.diff if isinstance(data, NotebookEditOutput) else str(data),
+    prepare_prompt=_prepare_prompt,
+)
+
+TOOLS = (notebook_edit_tool,)
