@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import os
 from pathlib import Path
 
 from PIL import Image
@@ -171,6 +172,19 @@ async def test_image_output_becomes_an_image_block(tmp_path: Path) -> None:
     (ctx.cwd / "a.gif").write_bytes(buf.getvalue())
     res = await call(BASH_TOOL, ctx, command="cat a.gif")
     assert BASH_TOOL.to_content(res.data)[0]["source"]["media_type"] == "image/gif"
+
+
+async def test_spooled_image_is_read_back_whole(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    noise = Image.frombytes("RGB", (500, 500), os.urandom(500 * 500 * 3))
+    buf = io.BytesIO()
+    noise.save(buf, format="PNG")
+    assert len(buf.getvalue()) > 512 * 1024  # bigger than what stays in memory: spooled
+    (ctx.cwd / "noise.png").write_bytes(buf.getvalue())
+    res = await call(BASH_TOOL, ctx, command="cat noise.png")
+    content = BASH_TOOL.to_content(res.data)
+    assert isinstance(content, list) and content[0]["type"] == "image"
+    assert base64.b64decode(content[0]["source"]["data"]) == buf.getvalue()
 
 
 async def test_oversized_image_is_described_not_sent(tmp_path: Path) -> None:

@@ -217,7 +217,15 @@ async def test_empty_command_refused(tmp_path: Path, command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["sleep 5", "sleep 2", "sleep 5;", "sleep 1; sleep 1.5", "sleep 3 && sleep 1", "sleep 1m"],
+    [
+        "sleep 5",
+        "sleep 2",
+        "sleep 5;",
+        "sleep 1; sleep 1.5",
+        "sleep 3 && sleep 1",
+        "sleep 1m",
+        "sleep infinity",
+    ],
 )
 async def test_standalone_sleep_refused(tmp_path: Path, command: str) -> None:
     err = await BASH_TOOL.validate_input(BashInput(command=command), make_ctx(tmp_path))

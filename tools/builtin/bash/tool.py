@@ -102,7 +102,7 @@ class BashInput(BaseModel):
 
 # -- validation and traits --------------------------------------------------------------------
 
-_SLEEP_RE = re.compile(r"^sleep\s+((?:\d+(?:\.\d*)?|\.\d+)[smhd]?\s*)+$")
+_SLEEP_RE = re.compile(r"^sleep\s+((?:\d+(?:\.\d*)?|\.\d+)[smhd]?\s*|infinity\s*)+$")
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
@@ -115,6 +115,8 @@ def _sleep_seconds(command: str) -> float | None:
     total = 0.0
     for part in parts:
         for arg in part.split()[1:]:
+            if arg == "infinity":
+                return float("inf")
             unit = arg[-1] if arg[-1] in _UNITS else "s"
             total += float(arg.rstrip("smhd")) * _UNITS[unit]
     return total
