@@ -85,8 +85,11 @@ def classify_error(exc: BaseException) -> ErrorInfo | None:
             label = STATUS_LABELS.get(status, "server error" if status >= 500 else "error")
             label = f"{label} ({status})"
             retry_after = parse_retry_after(headers)
-        if headers.get("x-should-retry") == "false":
-            retryable = False
+        # The server's explicit word wins, as in the SDK (our scripted server says "false" on
+        # unexpected requests so a test fails once, loudly, instead of after every retry).
+        hint = headers.get("x-should-retry")
+        if hint in ("true", "false"):
+            retryable = hint == "true"
         return ErrorInfo(
             retryable,
             f"{label}: {message}",

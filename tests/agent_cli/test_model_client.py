@@ -27,6 +27,7 @@ from agent_cli.model import (
 )
 from agent_cli.model.client import ModelClient
 from agent_cli.testing import (
+    Fault,
     Match,
     Scenario,
     ScriptedServer,
@@ -312,6 +313,21 @@ async def test_running_out_of_attempts_is_a_retryable_model_error(make: Any) -> 
     assert (
         str(info.value) == "API error 529 (overloaded_error): Overloaded [gave up after 3 attempts]"
     )
+
+
+async def test_the_x_should_retry_header_overrides_the_status(make: Any) -> None:
+    forced = Fault("http", 400, "invalid_request_error", "try again", should_retry=True)
+    refused = Fault("http", 503, "api_error", "do not", should_retry=False)
+    scenario = Scenario.of(Turn([text("second time lucky")], faults=[forced]), [text("never")])
+    scenario.turns[1].faults.append(refused)
+    async with ScriptedServer(scenario) as srv:
+        client = make(srv)
+        turn = await client.stream_turn(None, HI)
+        assert turn.text == "second time lucky" and turn.attempts == 2
+        history = [*HI, turn.to_message(), {"role": "user", "content": "again"}]
+        with pytest.raises(ModelError, match="API error 503"):
+            await client.stream_turn(None, history)
+        assert [r.turn for r in srv.requests] == [0, 0, 1]
 
 
 async def test_an_unexpected_request_is_not_retried(make: Any) -> None:
