@@ -13,7 +13,6 @@ unchanged; it ends with a newline, so a trailing comment still ends where it did
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 from permissions.types import ToolKind
 from tools.base import ProgressFn, Tool, build_tool
 from tools.builtin.bash import sed
+from tools.builtin.bash.cwd import current_cwd, cwd_channel, read_cwd, settle_cwd
 from tools.builtin.bash.format import (
     BashOutput,
     bash_to_content,
@@ -43,9 +43,7 @@ __all__ = ["BASH_TOOL", "DEFAULT_TIMEOUT_MS", "MAX_TIMEOUT_MS", "BashInput", "cu
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-CWD_KEY = "bash_cwd"
 _INTERNAL_KEYS = ("_simulated_sed_edit", "simulated_sed_edit")
-_CWD_FD_MIN = 200
 
 DESCRIPTION = """Executes a bash command and returns its output (stdout and stderr merged).
 
@@ -155,37 +153,6 @@ def _is_concurrency_safe(inp: BashInput) -> bool:
     return not inp.run_in_background and _is_read_only(inp)
 
 
-# -- working directory ------------------------------------------------------------------------
-
-
-def _inside(path: Path, dirs: tuple[Path, ...]) -> bool:
-    real = path.resolve()
-    return any(real.is_relative_to(d.resolve()) for d in dirs)
-
-
-def current_cwd(ctx: ToolUseContext) -> tuple[Path, list[str]]:
-    """The shell's working directory for the next command, and any reset notice."""
-    stored = ctx.state.shared.get(CWD_KEY)
-    if stored is None:
-        return ctx.cwd, []
-    path = Path(stored)
-    if path.is_dir() and _inside(path, ctx.permissions.working_dirs):
-        return path, []
-    ctx.state.shared[CWD_KEY] = ctx.cwd
-    return ctx.cwd, [f"Shell cwd was reset to {ctx.cwd}"]
-
-
-def _settle_cwd(ctx: ToolUseContext, final: Path | None, notices: list[str]) -> Path:
-    if final is None or not final.is_dir():
-        return current_cwd(ctx)[0]
-    if _inside(final, ctx.permissions.working_dirs):
-        ctx.state.shared[CWD_KEY] = final
-        return final
-    ctx.state.shared[CWD_KEY] = ctx.cwd
-    notices.append(f"Shell cwd was reset to {ctx.cwd}")
-    return ctx.cwd
-
-
 # -- call -------------------------------------------------------------------------------------
 
 
@@ -247,30 +214,6 @@ def _build_output(
     )
 
 
-def _cwd_channel() -> tuple[int, int]:
-    """A pipe for the trailer's ``pwd``: (read end, non-blocking; write end at fd >= 200).
-
-    A high fd number keeps clear of the fds scripts use themselves (``exec 3>file``); a pipe
-    instead of a temp file keeps the per-call cost to two syscalls.
-    """
-    r, w = os.pipe()
-    try:
-        high = fcntl.fcntl(w, fcntl.F_DUPFD_CLOEXEC, _CWD_FD_MIN)
-    finally:
-        os.close(w)
-    os.set_blocking(r, False)
-    return r, high
-
-
-def _read_cwd(r: int) -> Path | None:
-    try:
-        data = os.read(r, 65536)
-    except (BlockingIOError, OSError):
-        return None  # the trailer did not run (``exit``, ``exec``, killed)
-    text = data.decode("utf-8", errors="surrogateescape").strip("\n")
-    return Path(text) if text.startswith("/") and "\n" not in text else None
-
-
 async def _run_foreground(
     inp: BashInput, ctx: ToolUseContext, on_progress: ProgressFn
 ) -> BashOutput:
@@ -280,7 +223,7 @@ async def _run_foreground(
     def spool_path() -> Path:
         return new_spool_path(spool_dir(session_dir, "bash-output"))
 
-    cwd_r, cwd_w = _cwd_channel()
+    cwd_r, cwd_w = cwd_channel()
     script = (
         f"{inp.command}\n__nerve_rc=$?; builtin pwd -P >&{cwd_w} 2>/dev/null; "
         "builtin exit $__nerve_rc"
@@ -296,7 +239,7 @@ async def _run_foreground(
             pass_fds=(cwd_w,),
         )
         collector.finish()
-        final = _settle_cwd(ctx, _read_cwd(cwd_r), notices)
+        final = settle_cwd(ctx, read_cwd(cwd_r), notices)
         return _build_output(inp, collector, outcome, final, notices)
     finally:
         collector.close()
