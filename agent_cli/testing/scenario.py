@@ -234,6 +234,14 @@ class Match:
         )
 
 
+_INT_FIELDS = {
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+}
+
+
 @dataclass
 class Turn:
     """One assistant answer.
@@ -299,6 +307,12 @@ class Turn:
         if unknown:
             raise ScenarioError(f"unknown turn field(s) {sorted(unknown)}")
         kwargs = {k: v for k, v in data.items() if k not in ("match", "faults", "holds")}
+        for key in _INT_FIELDS & set(kwargs):
+            if not isinstance(kwargs[key], int) or kwargs[key] < 0:
+                raise ScenarioError(f"'{key}' must be a non-negative integer")
+        delay = kwargs.get("event_delay", 0)
+        if not isinstance(delay, int | float) or delay < 0:
+            raise ScenarioError("'event_delay' must be a non-negative number of seconds")
         try:
             holds = {int(k): str(v) for k, v in dict(data.get("holds", {})).items()}
         except (TypeError, ValueError) as exc:

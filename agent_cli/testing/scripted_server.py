@@ -126,7 +126,7 @@ class ScriptedServer:
         self._httpd = httpd
         self._port = httpd.server_address[1]
         self._thread = threading.Thread(
-            target=httpd.serve_forever, args=(0.05,), name="scripted-server", daemon=True
+            target=httpd.serve_forever, args=(0.01,), name="scripted-server", daemon=True
         )
         self._thread.start()
         return self

@@ -375,6 +375,14 @@ def test_scenario_json_round_trip_and_errors(tmp_path: Path) -> None:
             '{"turns": [{"blocks": [{"type": "text", "text": "x"}], "colour": 1}]}',
             "unknown turn field",
         ),
+        (
+            '{"turns": [{"blocks": [{"type": "text", "text": "x"}], "input_tokens": "many"}]}',
+            "'input_tokens' must be a non-negative integer",
+        ),
+        (
+            '{"turns": [{"blocks": [{"type": "text", "text": "x"}], "event_delay": "slow"}]}',
+            "'event_delay' must be a non-negative number",
+        ),
     ]:
         bad.write_text(content)
         with pytest.raises(ScenarioError, match=needle):
