@@ -204,6 +204,8 @@ async def test_command_ending_in_comment_or_heredoc_runs_unchanged(tmp_path: Pat
     assert text_of(res) == "hi"
     res = await call(BASH_TOOL, ctx, command="cat <<'EOF'\nline one\nEOF")
     assert text_of(res) == "line one"
+    res = await call(BASH_TOOL, ctx, command="echo hi \\")
+    assert text_of(res) == "hi" and res.data.exit_code == 0
 
 
 # -- validation and schema ----------------------------------------------------------------------

@@ -8,7 +8,8 @@ the working dirs; leaving them resets it to ``ctx.cwd`` with the notice "Shell c
 write end of a private pipe at a high fd number): it runs in the top-level shell after the
 command, so a ``cd`` inside a subshell does not count, the exit code is kept, and a command
 that ends with ``exit`` (or ``exec``) keeps the previous directory. The command's text is
-unchanged; it ends with a newline, so a trailing comment still ends where it did.
+unchanged; two newlines separate it from the trailer, so a trailing comment or a trailing
+line-continuation backslash still ends where it did.
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ async def _run_foreground(
 
     cwd_r, cwd_w = cwd_channel()
     script = (
-        f"{inp.command}\n__nerve_rc=$?; builtin pwd -P >&{cwd_w} 2>/dev/null; "
+        f"{inp.command}\n\n__nerve_rc=$?; builtin pwd -P >&{cwd_w} 2>/dev/null; "
         "builtin exit $__nerve_rc"
     )
     collector = OutputCollector(spool_path_factory=spool_path, on_progress=on_progress)
