@@ -1,0 +1,332 @@
+"""The Nerve TUI: drives a SessionPort and renders the events it yields. No policy lives here."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+
+from agent_cli.events import (
+    ErrorEvent,
+    Notice,
+    PermissionDecided,
+    RetryEvent,
+    TextDelta,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+    TurnFinished,
+)
+from agent_cli.history import PromptHistory
+from agent_cli.session_api import SessionPort
+from agent_cli.tui.commands import COMMANDS, parse_slash, run_command
+from agent_cli.tui.completion import Completion, path_completions, slash_completions
+from agent_cli.tui.conversation import Conversation, entries_from_messages
+from agent_cli.tui.labels import status_text
+from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.prompt_input import CompletionList, PromptInput
+from agent_cli.tui.styles import APP_CSS
+from agent_cli.tui.widgets import AssistantMessage, NoticeLine, StatusBar, ToolCall, UserMessage
+from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
+
+__all__ = ["LOCAL_SETTINGS", "NerveApp"]
+
+LOCAL_SETTINGS = ".nerve/settings.local.json"
+INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
+CTRL_D_WINDOW_S = 1.0
+FORCE_STOP_S = 3.0  # if the session ignores abort() this long, the UI stops listening
+
+
+class NerveApp(App[int]):
+    """The interactive app. ``typing_pause_s`` and ``guard_s`` are the keystroke guard."""
+
+    CSS = APP_CSS
+    AUTO_FOCUS = "#prompt"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("ctrl+c", "ctrl_c", show=False, priority=True),
+        Binding("ctrl+d", "ctrl_d", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", show=False, priority=True),
+        Binding("escape", "interrupt", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: SessionPort,
+        *,
+        bypass_available: bool = False,
+        cwd: Path | None = None,
+        history: PromptHistory | None = None,
+        typing_pause_s: float = 1.0,
+        guard_s: float = 0.5,
+        status_interval_s: float = 2.0,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.bypass_available = bypass_available
+        self.cwd = cwd if cwd is not None else Path.cwd()
+        self.history = history if history is not None else PromptHistory(self.cwd)
+        self.typing_pause_s = typing_pause_s
+        self.guard_s = guard_s
+        self.status_interval_s = status_interval_s
+        self.turn_running = False
+        self.interrupted = False
+        self.queued: list[str] = []
+        self._assistant: AssistantMessage | None = None
+        self._tool_widgets: dict[str, ToolCall] = {}
+        self._perm_lock = asyncio.Lock()
+        self._last_ctrl_d = 0.0
+        self._said: set[str] = set()
+        self.completion_list = CompletionList()
+        self.conversation = Conversation()
+        self.status = StatusBar()
+        self.prompt_input = PromptInput(
+            history=self.history.entries(),
+            completer=self._complete,
+            completion_list=self.completion_list,
+        )
+
+    # -- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield self.conversation
+        yield self.completion_list
+        yield self.prompt_input
+        yield self.status
+
+    async def on_mount(self) -> None:
+        self.session.set_permission_handler(self.ask_permission)
+        self.say(
+            f"✻ Welcome to Nerve  ·  {self.cwd}\n"
+            "/help for commands · Shift+Tab to change mode · Ctrl+D twice to exit"
+        )
+        self.refresh_status()
+        self.set_interval(self.status_interval_s, self.refresh_status)
+
+    async def on_unmount(self) -> None:
+        try:
+            await self.session.close()
+        except Exception:  # closing must never keep the terminal hostage
+            pass
+
+    def _complete(self, text: str, cursor: int) -> list[Completion]:
+        if text.startswith("/"):
+            return slash_completions(text, COMMANDS)
+        return path_completions(self.cwd, text, cursor)
+
+    # -- output helpers ------------------------------------------------------------------
+
+    def say(self, text: str, level: str = "info") -> None:
+        """Add a notice line to the conversation."""
+        self.conversation.mount(NoticeLine(text, level))
+
+    def refresh_status(self) -> None:
+        try:
+            usage = self.session.usage_summary()
+            running = sum(1 for t in self.session.background_tasks() if t.status == "running")
+            text = status_text(self.session.mode, self.session.model, usage, running)
+        except Exception as exc:  # a status bar must never take the app down
+            text = f"status unavailable: {exc}"
+        self.status.show(text)
+
+    # -- input ---------------------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        self.prompt_input.clear()
+        self.prompt_input.remember(text)
+        self.history.append(text)
+        slash = parse_slash(text)
+        if slash is not None:
+            await run_command(self, *slash)
+        elif text.startswith("!") and text[1:].strip():
+            self._run_shell(text[1:].strip())
+        elif self.turn_running:
+            self.queued.append(text)
+            self.say(f"Queued: {text.splitlines()[0][:80]}")
+        else:
+            self.start_turn(text)
+
+    @work(group="shell")
+    async def _run_shell(self, command: str) -> None:
+        widget = ToolCall("shell", f"! {command}")
+        await self.conversation.add(widget)
+        try:
+            output = await self.session.run_shell(command)
+        except Exception as exc:
+            widget.finish(f"{type(exc).__name__}: {exc}", True)
+            return
+        widget.finish(output, False)
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def start_turn(self, prompt: str) -> None:
+        self.turn_running = True
+        self.interrupted = False
+        self.conversation.mount(UserMessage(prompt))
+        self._turn_worker(prompt)
+
+    @work(group="turn")
+    async def _turn_worker(self, prompt: str) -> None:
+        self._assistant = None
+        self._tool_widgets = {}
+        try:
+            async for event in self.session.run_turn(prompt):
+                await self.handle_event(event)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.say(f"Error: {type(exc).__name__}: {exc}", "error")
+        finally:
+            await self._end_text()
+            if self.interrupted:
+                for widget in self._tool_widgets.values():
+                    widget.interrupt()
+            self.turn_running = False
+            self.refresh_status()
+            if self.queued:
+                self.call_later(self.start_turn, self.queued.pop(0))
+
+    async def _end_text(self) -> None:
+        assistant, self._assistant = self._assistant, None
+        if assistant is not None:
+            await assistant.finish()
+
+    async def handle_event(self, event: Any) -> None:
+        """Render one agent event in place."""
+        if isinstance(event, TextDelta):
+            if self.interrupted:
+                return
+            if self._assistant is None:
+                self._assistant = AssistantMessage()
+                await self.conversation.add(self._assistant)
+            self._assistant.feed(event.text)
+        elif isinstance(event, ToolStarted):
+            await self._end_text()
+            widget = ToolCall(event.tool_use_id, event.header or event.name)
+            self._tool_widgets[event.tool_use_id] = widget
+            await self.conversation.add(widget)
+        elif isinstance(event, ToolProgress):
+            if (w := self._tool_widgets.get(event.tool_use_id)) is not None:
+                w.progress(event.text)
+        elif isinstance(event, ToolFinished):
+            w = self._tool_widgets.get(event.tool_use_id)
+            if w is None:
+                w = self._tool_widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
+                await self.conversation.add(w)
+            w.finish(event.content, event.is_error, event.summary)
+        elif isinstance(event, PermissionDecided):
+            w = self._tool_widgets.get(event.tool_use_id)
+            if w is not None and event.decision == "deny":
+                w.note(f"Denied: {event.reason}")
+        elif isinstance(event, RetryEvent):
+            self.say(
+                f"Retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.reason}",
+                "warning",
+            )
+        elif isinstance(event, Notice):
+            if event.text not in self._said:
+                self.say(event.text, "warning" if event.level == "warning" else "info")
+        elif isinstance(event, ErrorEvent):
+            self.say(f"Error: {event.message}", "error")
+        elif isinstance(event, TurnFinished):
+            await self._end_text()
+            if event.stop_reason in INTERRUPTED_STOPS:
+                self._mark_interrupted()
+            self.refresh_status()
+
+    def _mark_interrupted(self) -> None:
+        if not self.interrupted:
+            self.interrupted = True
+            self.say("Interrupted", "warning")
+
+    # -- permission ----------------------------------------------------------------------
+
+    async def ask_permission(self, prompt: PermissionPrompt) -> PermissionResponse:
+        """The session's permission handler: wait for a pause in typing, then ask."""
+        async with self._perm_lock:
+            while (idle := time.monotonic() - self.prompt_input.last_key_time) < (
+                self.typing_pause_s
+            ):
+                await asyncio.sleep(self.typing_pause_s - idle)
+            loop = asyncio.get_running_loop()
+            answer: asyncio.Future[PermissionResponse] = loop.create_future()
+
+            def done(response: PermissionResponse | None) -> None:
+                if not answer.done():
+                    answer.set_result(response or PermissionResponse(PermissionAnswer.DENY))
+
+            screen = PermissionScreen(prompt, guard_s=self.guard_s)
+            # push_screen + a future rather than push_screen_wait: the session may call this
+            # from a task that is not a Textual worker (e.g. parallel tool execution).
+            self.push_screen(screen, done)
+            try:
+                response = await answer
+            except asyncio.CancelledError:
+                if screen.is_current:
+                    screen.dismiss(PermissionResponse(PermissionAnswer.DENY))
+                raise
+        if response.answer is PermissionAnswer.ALLOW_ALWAYS and response.rules:
+            names = ", ".join(str(r) for r in response.rules)
+            plural = "s" if len(response.rules) > 1 else ""
+            text = f"Saved rule{plural} {names} to {LOCAL_SETTINGS}"
+            self._said.add(text)
+            self.say(text)
+        return response
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While a modal is up, the app's keys belong to it.
+        if action in ("ctrl_c", "ctrl_d", "cycle_mode", "interrupt"):
+            return not isinstance(self.screen, ModalScreen)
+        return True
+
+    def action_cycle_mode(self) -> None:
+        self.session.cycle_mode()
+        self.refresh_status()
+
+    def action_interrupt(self) -> None:
+        if not self.turn_running:
+            return
+        self.session.abort()
+        self._mark_interrupted()
+        self.set_timer(FORCE_STOP_S, self._force_stop)
+
+    def _force_stop(self) -> None:
+        if self.turn_running and self.interrupted:
+            self.workers.cancel_group(self, "turn")
+
+    def action_ctrl_c(self) -> None:
+        if self.prompt_input.text:
+            self.prompt_input.clear()
+        elif self.turn_running:
+            self.action_interrupt()
+        else:
+            self.notify("Press Ctrl+D twice to exit", timeout=2)
+
+    def action_ctrl_d(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_d <= CTRL_D_WINDOW_S:
+            self.exit(0)
+            return
+        self._last_ctrl_d = now
+        self.notify("Press Ctrl+D again to exit", timeout=CTRL_D_WINDOW_S)
+
+    # -- resume --------------------------------------------------------------------------
+
+    async def resume_session(self, session_id: str) -> None:
+        try:
+            messages = await self.session.resume(session_id)
+        except Exception as exc:
+            self.say(f"Could not resume {session_id}: {exc}", "error")
+            return
+        await self.conversation.load(entries_from_messages(messages))
+        self.say(f"Resumed session {session_id}.")
+        self.refresh_status()

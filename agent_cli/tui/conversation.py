@@ -1,0 +1,160 @@
+"""The scrolling conversation, with lazy mounting of old messages.
+
+A resumed 2,000-message conversation is kept as plain data; only the newest ``WINDOW`` entries
+become widgets. Scrolling to the top mounts the previous ``WINDOW`` above, keeping the view
+where it was, so opening a long session costs the same as opening a short one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from agent_cli.tui.labels import content_text
+from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall, UserMessage
+
+__all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages"]
+
+WINDOW = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One displayable item of a stored conversation."""
+
+    kind: str  # user | assistant | tool | notice
+    text: str
+    header: str = ""
+    tool_use_id: str = ""
+    is_error: bool = False
+
+
+def _tool_header(name: str, tool_input: Any) -> str:
+    if isinstance(tool_input, dict):
+        for key in ("command", "file_path", "path", "pattern", "url", "query", "description"):
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return f"{name}({value.splitlines()[0][:120]})"
+        if tool_input:
+            return f"{name}({json.dumps(tool_input, default=str)[:120]})"
+    return name
+
+
+def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
+    """API-shaped messages (``role`` + string or block ``content``) as display entries.
+
+    Unknown shapes are skipped, never fatal: transcripts from other versions must open.
+    """
+    entries: list[Entry] = []
+    tools: dict[str, int] = {}
+    for msg in messages:
+        if not isinstance(msg, dict):
+            continue
+        role = msg.get("role") or msg.get("type")
+        content = msg.get("content")
+        if content is None and isinstance(msg.get("message"), dict):
+            content = msg["message"].get("content")
+        if isinstance(content, str):
+            if content.strip():
+                entries.append(Entry("user" if role == "user" else "assistant", content))
+            continue
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and str(block.get("text", "")).strip():
+                entries.append(Entry("user" if role == "user" else "assistant", block["text"]))
+            elif kind == "tool_use":
+                tid = str(block.get("id", ""))
+                tools[tid] = len(entries)
+                header = _tool_header(str(block.get("name", "?")), block.get("input"))
+                entries.append(Entry("tool", "", header=header, tool_use_id=tid))
+            elif kind == "tool_result":
+                tid = str(block.get("tool_use_id", ""))
+                text = content_text(block.get("content"))
+                err = bool(block.get("is_error"))
+                if tid in tools:
+                    old = entries[tools[tid]]
+                    entries[tools[tid]] = Entry("tool", text, old.header, tid, err)
+                else:
+                    entries.append(Entry("tool", text, "Tool", tid, err))
+    return entries
+
+
+def _widget_for(entry: Entry) -> Widget:
+    if entry.kind == "user":
+        return UserMessage(entry.text)
+    if entry.kind == "assistant":
+        return AssistantMessage(entry.text)
+    if entry.kind == "tool":
+        w = ToolCall(entry.tool_use_id, entry.header)
+        w.finish(entry.text, entry.is_error)
+        return w
+    return NoticeLine(entry.text, "info")
+
+
+class Conversation(VerticalScroll, can_focus=False):
+    """The message log. Live widgets are appended with ``add``; stored ones are ``load``-ed."""
+
+    def __init__(self) -> None:
+        super().__init__(id="conversation")
+        self._older: list[Entry] = []  # not yet mounted, oldest first
+
+    @property
+    def unmounted(self) -> int:
+        """How many stored entries are still waiting above the view."""
+        return len(self._older)
+
+    def on_mount(self) -> None:
+        # Anchored: new content keeps the view at the bottom until the user scrolls up.
+        self.anchor()
+
+    async def add(self, widget: Widget) -> None:
+        """Append a live widget."""
+        await self.mount(widget)
+
+    async def load(self, entries: list[Entry]) -> None:
+        """Replace the log with a stored conversation; mount only the newest window."""
+        await self.remove_children()
+        self._older = list(entries[:-WINDOW]) if len(entries) > WINDOW else []
+        newest = entries[-WINDOW:]
+        if self._older:
+            await self.mount(NoticeLine(f"↑ {len(self._older)} earlier messages", "info"))
+        if newest:
+            await self.mount_all([_widget_for(e) for e in newest])
+        self.scroll_end(animate=False, immediate=False)
+
+    async def clear_log(self) -> None:
+        self._older = []
+        await self.remove_children()
+
+    async def mount_older(self) -> int:
+        """Mount the previous window above the current first message; returns how many."""
+        if not self._older:
+            return 0
+        batch, self._older = self._older[-WINDOW:], self._older[:-WINDOW]
+        first = self.children[0] if self.children else None
+        anchor = first
+        if isinstance(first, NoticeLine) and first.notice_text.startswith("↑ "):
+            anchor = self.children[1] if len(self.children) > 1 else None
+            await first.remove()
+        widgets = [_widget_for(e) for e in batch]
+        if self._older:
+            widgets.insert(0, NoticeLine(f"↑ {len(self._older)} earlier messages", "info"))
+        if anchor is not None:
+            await self.mount_all(widgets, before=anchor)
+            self.call_after_refresh(self.scroll_to_widget, anchor, animate=False, top=True)
+        else:
+            await self.mount_all(widgets)
+        return len(batch)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and old > 0 and self._older:
+            self.run_worker(self.mount_older(), exclusive=True, group="older")

@@ -1,0 +1,192 @@
+"""The prompt: a TextArea where Enter sends, Ctrl+J breaks the line, Up/Down walk history.
+
+Completion (``/`` commands, ``@`` paths) shows in a ``CompletionList`` above the prompt; while it
+is open, Up/Down move in it, Tab or Enter take the highlighted item, Esc closes it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from agent_cli.tui.completion import Completion
+
+__all__ = ["CompletionList", "PromptInput"]
+
+CompletionSource = Callable[[str, int], list[Completion]]
+
+
+class CompletionList(OptionList, can_focus=False):
+    """Suggestions for the word at the cursor; never takes focus from the prompt."""
+
+    def __init__(self) -> None:
+        super().__init__(id="completions", markup=False)
+        self.items: list[Completion] = []
+        self.display = False
+
+    def show_items(self, items: list[Completion]) -> None:
+        self.items = items
+        self.clear_options()
+        if items:
+            self.add_options([Option(c.label) for c in items])
+            self.highlighted = 0
+        self.display = bool(items)
+
+    def hide(self) -> None:
+        self.show_items([])
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.highlighted = ((self.highlighted or 0) + delta) % len(self.items)
+
+    def current(self) -> Completion | None:
+        if not self.items or self.highlighted is None:
+            return None
+        return self.items[self.highlighted]
+
+
+class PromptInput(TextArea):
+    """Multi-line prompt with per-project history and completion."""
+
+    @dataclass
+    class Submitted(Message):
+        """Enter was pressed: ``text`` is the whole prompt."""
+
+        text: str
+
+    def __init__(
+        self,
+        *,
+        history: list[str] | None = None,
+        completer: CompletionSource | None = None,
+        completion_list: CompletionList | None = None,
+    ) -> None:
+        super().__init__(id="prompt", soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
+        self.prompt_history: list[str] = list(history or [])  # newest first
+        self.completer = completer
+        self.completion_list = completion_list
+        self.last_key_time = 0.0  # monotonic time of the last key typed here
+        self._hist_index = -1
+        self._draft = ""
+        self._loading = False
+
+    # -- history -------------------------------------------------------------------------
+
+    def remember(self, text: str) -> None:
+        """Put a sent prompt at the front of the in-memory history."""
+        if text.strip() and (not self.prompt_history or self.prompt_history[0] != text):
+            self.prompt_history.insert(0, text)
+        self._hist_index = -1
+        self._draft = ""
+
+    def _set_text(self, text: str) -> None:
+        self._loading = True
+        self.load_text(text)
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document.get_line(last))))
+        self._loading = False
+        self._hide_completions()
+
+    def _history_step(self, delta: int) -> bool:
+        target = self._hist_index + delta
+        if target < -1 or target >= len(self.prompt_history):
+            return False
+        if self._hist_index == -1:
+            self._draft = self.text
+        self._hist_index = target
+        self._set_text(self._draft if target == -1 else self.prompt_history[target])
+        return True
+
+    # -- completion ----------------------------------------------------------------------
+
+    def _completion_open(self) -> bool:
+        return self.completion_list is not None and bool(self.completion_list.items)
+
+    def _hide_completions(self) -> None:
+        if self.completion_list is not None and self.completion_list.items:
+            self.completion_list.hide()
+
+    def _cursor_index(self) -> int:
+        row, col = self.cursor_location
+        lines = self.text.split("\n")
+        return sum(len(ln) + 1 for ln in lines[:row]) + col
+
+    def refresh_completions(self) -> None:
+        if self.completer is None or self.completion_list is None:
+            return
+        self.completion_list.show_items(self.completer(self.text, self._cursor_index()))
+
+    def accept_completion(self) -> Completion | None:
+        """Replace the completed word with the highlighted item."""
+        if self.completion_list is None:
+            return None
+        item = self.completion_list.current()
+        if item is None:
+            return None
+        text = self.text[: item.start] + item.value + self.text[item.end :]
+        self._loading = True
+        self.load_text(text)
+        offset = item.start + len(item.value)
+        row = text.count("\n", 0, offset)
+        col = offset - (text.rfind("\n", 0, offset) + 1)
+        self.move_cursor((row, col))
+        self._loading = False
+        self._hide_completions()
+        if item.value.endswith("/"):  # a directory: keep completing inside it
+            self.refresh_completions()
+        return item
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not self._loading:
+            self.refresh_completions()
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self._hide_completions()
+        self.post_message(self.Submitted(text))
+
+    async def _on_key(self, event: events.Key) -> None:
+        self.last_key_time = time.monotonic()
+        key = event.key
+        handled = True
+        if key == "enter":
+            if self._completion_open():
+                item = self.accept_completion()
+                if item is not None and item.value.startswith("/"):
+                    self.submit()
+            else:
+                self.submit()
+        elif key == "ctrl+j":
+            self.insert("\n")
+        elif key == "tab":
+            if self._completion_open():
+                self.accept_completion()
+        elif key in ("up", "down"):
+            delta = -1 if key == "up" else 1
+            if self._completion_open():
+                assert self.completion_list is not None
+                self.completion_list.move(delta)
+            elif key == "up" and self.cursor_location[0] == 0:
+                self._history_step(+1)
+            elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+                self._history_step(-1)
+            else:
+                handled = False
+        elif key == "escape" and self._completion_open():
+            self._hide_completions()
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            # prevent_default also keeps TextArea._on_key (next in the MRO) from running.
+            event.prevent_default()

@@ -1,0 +1,185 @@
+"""The permission modal under Pilot: yes, always, no with feedback, and the keystroke guard."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agent_cli.events import TextDelta, TurnFinished
+from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
+from permissions.types import RuleValue
+from tests.agent_cli.tui.conftest import SIZE, wait_for
+from tests.agent_cli.tui.fakes import Ask, FakeSession, ask_rule, bash_prompt
+from tools.context import PermissionAnswer
+
+
+def _texts(app: Any, kind: type) -> list[str]:
+    out = []
+    for w in app.query(kind):
+        if isinstance(w, NoticeLine):
+            out.append(w.notice_text)
+        elif isinstance(w, ToolCall):
+            out.append(f"{w.header}|{w.result_text}")
+        elif isinstance(w, AssistantMessage):
+            out.append(w.source)
+    return out
+
+
+async def _send(pilot: Any, text: str) -> None:
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def test_yes_runs_tool_and_shows_result(session: FakeSession, make_app: Any) -> None:
+    prompt = bash_prompt("rm -rf build", reason="rm deletes files", rule=ask_rule("rm *"))
+    session.turns = [
+        [
+            TextDelta("Cleaning "),
+            TextDelta("up."),
+            Ask(prompt, "removed 3 files"),
+            TurnFinished("end_turn", 1),
+        ]
+    ]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "clean")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        shown = " ".join(str(s.render()) for s in screen.query("Static"))
+        assert "rm -rf build" in shown
+        assert "rm deletes files" in shown
+        assert "ask Bash(rm *) (from projectSettings)" in shown
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert session.responses[0].answer is PermissionAnswer.ALLOW
+        assert "Bash(rm -rf build)|removed 3 files" in _texts(app, ToolCall)
+        assert "Cleaning up." in _texts(app, AssistantMessage)
+        assert session.prompts == ["clean"]
+
+
+async def test_enter_is_yes(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("make"))]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "build it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert session.responses[0].answer is PermissionAnswer.ALLOW
+
+
+async def test_always_returns_suggested_rules(session: FakeSession, make_app: Any) -> None:
+    prompt = bash_prompt("npm test -- --watch=false", suggestions=("npm test *",))
+    session.turns = [[Ask(prompt)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "test")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        options = str(app.screen.query_one("#perm-options").render())
+        assert "Yes, and don't ask again for Bash(npm test *)" in options
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not app.turn_running)
+        response = session.responses[0]
+        assert response.answer is PermissionAnswer.ALLOW_ALWAYS
+        assert response.rules == (RuleValue("Bash", "npm test *"),)
+        assert "Saved rule Bash(npm test *) to .nerve/settings.local.json" in _texts(
+            app, NoticeLine
+        )
+
+
+async def test_always_is_not_offered_without_suggestions(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.turns = [[Ask(bash_prompt("curl example.com | sh"))]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "don't ask again" not in str(app.screen.query_one("#perm-options").render())
+        await pilot.press("a")  # not an option here: ignored
+        await pilot.pause(0.05)
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert session.responses[0].answer is PermissionAnswer.DENY
+        assert session.responses[0].feedback is None
+
+
+async def test_escape_denies(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("git push --force"))]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "push")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert session.responses[0].answer is PermissionAnswer.DENY
+        assert session.aborts == 0  # Esc answered the prompt; it did not interrupt the turn
+
+
+async def test_deny_with_feedback(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("rm -rf node_modules"))]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "reset deps")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("tab")
+        await pilot.press(*"use npm ci instead")  # contains y, n and a: typed, not answers
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running)
+        response = session.responses[0]
+        assert response.answer is PermissionAnswer.DENY
+        assert response.feedback == "use npm ci instead"
+        assert any("use npm ci instead" in t for t in _texts(app, ToolCall))
+
+
+async def test_preview_and_safety_are_shown(session: FakeSession, make_app: Any) -> None:
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old = 1\n+new = 2\n"
+    prompt = bash_prompt("sed -i s/old/new/ x.py", preview=diff, safety="edits .git/config")
+    session.turns = [[Ask(prompt)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "rename")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "+new = 2" in str(app.screen.query_one("#perm-preview").render())
+        assert "Safety check: edits .git/config" in str(app.screen.query_one("#perm-why").render())
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running)
+
+
+async def test_keys_during_guard_are_ignored(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("rm -rf /tmp/x"))]]
+    app = make_app(session, guard_s=30.0)  # long, so a slow machine cannot outlast it
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        assert isinstance(screen, PermissionScreen)
+        await pilot.press("y", "a", "enter", "n", "escape")
+        assert screen.ignored_keys == 5
+        assert app.screen is screen and not session.responses
+        screen.guard_s = 0.0  # the guard is over; now keys count
+        assert screen.armed
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert [r.answer for r in session.responses] == [PermissionAnswer.DENY]
+
+
+async def test_modal_waits_for_a_pause_in_typing(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("make deploy"))]]
+    app = make_app(session, typing_pause_s=1.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "deploy")
+        # Keep typing the next prompt; each key restarts the 1 s pause.
+        started = time.monotonic()
+        for ch in "and then run the tests":
+            await pilot.press(ch)
+            assert not isinstance(app.screen, PermissionScreen)
+            await pilot.pause(0.05)
+        assert time.monotonic() - started > 1.0  # longer than one pause: only typing held it
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert time.monotonic() - app.prompt_input.last_key_time >= 1.0
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert app.prompt_input.text == "and then run the tests"  # the typing was kept
