@@ -16,9 +16,9 @@ from typing import Any
 
 from agent_cli.events import AgentEvent, Notice
 from agent_cli.loop import AgentLoop, LoopConfig, ModelPort
-from agent_cli.messages import answer_dangling_tool_uses
 from agent_cli.options import RunOptions
 from agent_cli.prompt import build_system_prompt, gather_environment
+from agent_cli.resume import SessionError, copy_for_fork, find_session, repair_for_resume
 from agent_cli.session_api import BackgroundTaskView, PermissionHandler, RuleView, ToolView
 from agent_cli.transcript import TranscriptReader, TranscriptWriter, list_sessions, project_dir
 from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource, RuleValue
@@ -30,25 +30,6 @@ from tools.context import (
 )
 
 __all__ = ["AgentSession", "SessionError", "find_session"]
-
-
-class SessionError(Exception):
-    """A session cannot start (bad settings, unknown session id...): message for the user."""
-
-
-def find_session(cwd: Path, session_id: str | None) -> Path:
-    """The transcript to resume: the newest in this directory, or the one matching an id prefix."""
-    sessions = list_sessions(cwd)
-    if not sessions:
-        raise SessionError(f"No previous session found for {cwd}.")
-    if not session_id:
-        return sessions[0].path
-    matches = [s for s in sessions if s.session_id.startswith(session_id)]
-    if not matches:
-        raise SessionError(f"No session {session_id!r} found for {cwd}.")
-    if len(matches) > 1:
-        raise SessionError(f"Session id {session_id!r} is ambiguous ({len(matches)} sessions).")
-    return matches[0].path
 
 
 class AgentSession:
@@ -183,7 +164,7 @@ class AgentSession:
                 last_uuid=reader.last_uuid if reader and not options.fork_session else None,
             )
             if reader is not None and options.fork_session:
-                _copy_for_fork(reader, transcript)
+                copy_for_fork(reader, transcript)
 
         hooks = HookRunner(
             settings.hooks,
@@ -231,7 +212,7 @@ class AgentSession:
 
         messages: list[dict[str, Any]] | None = None
         if reader is not None:
-            messages = _repair_for_resume(reader, transcript)
+            messages = repair_for_resume(reader, transcript)
         session = cls(
             cwd=cwd,
             options=options,
@@ -437,7 +418,7 @@ class AgentSession:
                 last_uuid=reader.last_uuid,
             )
             self.loop.transcript = self.transcript
-        self.loop.messages[:] = _repair_for_resume(reader, self.transcript)
+        self.loop.messages[:] = repair_for_resume(reader, self.transcript)
         self.session_id = reader.session_id or path.stem
         return list(self.loop.messages)
 
@@ -510,31 +491,3 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
 
     config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
     return config.model, ModelClient(config)
-
-
-def _repair_for_resume(
-    reader: TranscriptReader, transcript: TranscriptWriter | None
-) -> list[dict[str, Any]]:
-    """The stored conversation, with an "interrupted" result for any tool_use left unanswered."""
-    messages = list(reader.messages)
-    repaired = answer_dangling_tool_uses(messages)
-    if transcript is not None and len(repaired) > len(messages) and repaired[-1]["role"] == "user":
-        transcript.user(repaired[-1], interrupted=True)
-    elif transcript is not None and repaired != messages:
-        # a partially answered batch was completed inside an existing user message
-        transcript.system("resume_repair", "tool_use left without a result marked interrupted")
-    return repaired
-
-
-def _copy_for_fork(reader: TranscriptReader, transcript: TranscriptWriter) -> None:
-    source_id = reader.session_id
-    for rec in reader.records:
-        payload = {
-            k: v
-            for k, v in rec.items()
-            if k in ("message", "toolUseResult", "subtype", "content", "isMeta")
-        }
-        payload["forkedFrom"] = {"sessionId": source_id, "messageUuid": rec.get("uuid")}
-        transcript.append(rec["type"], payload)
-    for r in reader.session_rules:
-        transcript.meta("session-rule", **r)
