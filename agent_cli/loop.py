@@ -42,6 +42,7 @@ from agent_cli.model.usage import SessionUsage, Usage, cost_usd
 from permissions.types import Decision, RuleValue
 from tools.base import Tool
 from tools.context import AbortSignal, PermissionPrompt, PermissionResponse, ToolUseContext
+from tools.execution.budget import ConversationBudget
 from tools.execution.executor import StreamingToolExecutor
 from tools.execution.pipeline_types import CallOutcome, ToolCall, find_tool
 from tools.registry import tools_for_api
@@ -125,6 +126,9 @@ class AgentLoop:
         self.messages: list[dict[str, Any]] = messages if messages is not None else []
         self.permission_handler = permission_handler
         self.on_rules_to_persist = on_rules_to_persist
+        # Many results each just under their own limit add up: this budget persists the largest
+        # older ones once the conversation's total passes its limit.
+        self.budget = ConversationBudget(session_dir=ctx.options.session_dir)
         self._abort: AbortSignal | None = None
         self._read_snapshot: list[dict[str, Any]] = []
         self.permission_denials: list[dict[str, Any]] = []
@@ -258,6 +262,7 @@ class AgentLoop:
         self, executor: StreamingToolExecutor, emit: Callable[[Any], None]
     ) -> AssistantTurn:
         assert self._abort is not None
+        self.budget.enforce(self.messages)
         request_messages = normalize_messages_for_api(self.messages)
         # Reminders meant for one request are sent once, then dropped from the conversation.
         self.messages[:] = [m for m in self.messages if not m.get("_ephemeral")]

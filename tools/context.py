@@ -265,8 +265,9 @@ def create_subagent_context(
             read_files=parent.state.read_files.clone(),
             # A fresh conversation: the child never sees (or corrupts) the parent's messages.
             messages=[],
-            # Shared services (background tasks) stay shared so they are all ended at session end.
-            shared=parent.state.shared,
+            # A shallow copy: services in it (the background task manager) stay shared so they
+            # are all ended at session end, but a value the child sets (its shell's cwd) is its own.
+            shared=dict(parent.state.shared),
         ),
         # Callbacks are shared: progress and bubbled prompts reach the same UI.
         callbacks=parent.callbacks,
