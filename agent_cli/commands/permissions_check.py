@@ -252,7 +252,14 @@ def run(argv: Sequence[str]) -> int:
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
     if args.jsonl:
-        return _batch(args.jsonl, args, cwd, base, sys.stdout)
+        try:  # rules given as flags apply to every line, beside the line's own
+            flag_ctx, warnings = _context(args.allow, args.deny, args.ask, args.mode, cwd, base)
+        except ValueError as exc:
+            print(f"nerve permissions check: {exc}", file=sys.stderr)
+            return 2
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        return _batch(args.jsonl, args, cwd, list(flag_ctx.rules), sys.stdout)
     if not words:
         print(
             "nerve permissions check: nothing to check (give a command after --)", file=sys.stderr

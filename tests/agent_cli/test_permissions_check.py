@@ -161,3 +161,13 @@ def test_public_corpus_scores(tmp_path: Path) -> None:
     assert unsafe == []
     assert all(got.get(i) == "deny" for i in deny), [i for i in deny if got.get(i) != "deny"]
     assert recall >= 0.95 * len(allow), f"allow recall {recall}/{len(allow)}"
+
+
+def test_jsonl_flag_rules_apply_to_every_line(tmp_path: Path) -> None:
+    batch = tmp_path / "b.jsonl"
+    lines = [{"id": "a", "command": "make build"}, {"id": "b", "command": "make test"}]
+    batch.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = nerve("--jsonl", str(batch), "--deny", "Bash(make test)", cwd=tmp_path)
+    rows = {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
+    assert rows["a"]["decision"] == "ask"
+    assert rows["b"]["decision"] == "deny" and rows["b"]["rule"] == "Bash(make test)"
