@@ -82,8 +82,14 @@ async def test_context_flags(tree: Path) -> None:
     assert text.splitlines() == ["src/b.py:2:todo later", "src/b.py-3-y = 2"]
     text, _ = await grep(tree, pattern="later", output_mode="content", path=path, **{"-B": 1})
     assert text.splitlines() == ["src/b.py-1-x = 1", "src/b.py:2:todo later"]
-    text, _ = await grep(tree, pattern="later|again", output_mode="content", path=path, context=0)
-    assert text.splitlines() == ["src/b.py:2:todo later", "--", "src/b.py:5:TODO again"]
+    text, _ = await grep(tree, pattern="x = 1|again", output_mode="content", path=path, context=1)
+    assert text.splitlines() == [
+        "src/b.py:1:x = 1",
+        "src/b.py-2-todo later",
+        "--",
+        "src/b.py-4-z = 3",
+        "src/b.py:5:TODO again",
+    ]
     text, _ = await grep(tree, pattern="x = 1", output_mode="content", path=path, **{"-C": 1})
     assert text.splitlines() == ["src/b.py:1:x = 1", "src/b.py-2-todo later"]
 
@@ -185,7 +191,7 @@ async def test_long_lines_are_omitted(tmp_path: Path) -> None:
     write(tmp_path / "min.js", "a" * 800 + "needle\nshort needle\n")
     text, _ = await grep(tmp_path, pattern="needle", output_mode="content")
     assert text.splitlines() == [
-        "min.js:1:[Omitted long line with 1 matches]",
+        "min.js:1:[Omitted long matching line]",
         "min.js:2:short needle",
     ]
 
@@ -196,7 +202,7 @@ async def test_progress_and_abort(tmp_path: Path) -> None:
     inp = grep_tool.input_model.model_validate({"pattern": "hit", "output_mode": "content"})
     seen: list[object] = []
     result = await grep_tool.call(inp, ctx, seen.append)
-    assert not result.is_error and seen and seen[-1] == {"matches": 1}
+    assert not result.is_error and seen and seen[-1] == {"lines": 1}
     ctx.abort.abort()
     result = await asyncio.wait_for(grep_tool.call(inp, ctx, seen.append), 5)
     assert result.is_error and "interrupted" in str(result.data)
