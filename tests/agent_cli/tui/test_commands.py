@@ -211,7 +211,7 @@ async def test_resume_picker_filters_and_resumes(session: FakeSession, make_app:
                 "role": "user",
                 "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "body {}"}],
             },
-            "garbage",
+            "garbage",  # type: ignore[list-item]
         ]
     }
     app = make_app(session)
