@@ -25,7 +25,7 @@ from permissions.params import (
     parse_param_rule,
     specifier_matches,
 )
-from permissions.paths import expand_path, path_rule_matches
+from permissions.paths import expand_path, first_matching_path_rule
 from permissions.rules import canonical_tool_name
 from permissions.safety import check_path_tricks, check_write_path, is_inside_working_dirs
 from permissions.types import (
@@ -135,9 +135,9 @@ def _first_path_rule(
     rules: list[PermissionRule], paths: tuple[Path, ...], ctx: PermissionContext
 ) -> tuple[PermissionRule, Path] | None:
     for p in paths:
-        for r in rules:
-            if path_rule_matches(r, p, ctx):
-                return r, p
+        rule = first_matching_path_rule(rules, p, ctx)
+        if rule is not None:
+            return rule, p
     return None
 
 
@@ -157,7 +157,7 @@ def _read(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     outside = []
     rule_used = None
     for p in paths:
-        r = next((r for r in allows if path_rule_matches(r, p, ctx)), None)
+        r = first_matching_path_rule(allows, p, ctx)
         if r is not None:
             rule_used = rule_used or r
         elif not (request.is_read_only and is_inside_working_dirs(p, ctx)):
@@ -206,7 +206,7 @@ def _edit(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
                 Decision.ASK, f"safety check: {check.message}", ReasonKind.SAFETY, safety=check
             )
     allows = _rules(ctx, request, RuleBehavior.ALLOW, "Edit")
-    rules = [next((r for r in allows if path_rule_matches(r, p, ctx)), None) for p in paths]
+    rules = [first_matching_path_rule(allows, p, ctx) for p in paths]
     if all(rules):
         out.allow = _rule_verdict(Decision.ALLOW, rules[0])  # type: ignore[arg-type]
         return out

@@ -114,7 +114,7 @@ def check_write_path(path: Path, ctx: PermissionContext) -> SafetyCheck | None:
     """
     lexical = expand_path(path, ctx)
     real = real_path(lexical)
-    if real != lexical and is_inside_working_dirs_lexical(lexical, ctx):
+    if real != lexical and _inside_lexically(lexical, ctx):
         if not is_inside_working_dirs(lexical, ctx):
             return SafetyCheck(
                 f"{lexical} is a symlink leading out of the working directories (to {real})",
@@ -126,7 +126,7 @@ def check_write_path(path: Path, ctx: PermissionContext) -> SafetyCheck | None:
     return None
 
 
-def is_inside_working_dirs_lexical(path: Path, ctx: PermissionContext) -> bool:
+def _inside_lexically(path: Path, ctx: PermissionContext) -> bool:
     """The path as written (normalised, symlinks not followed) lies in a working dir."""
     return any(is_under(path, d) for d in ctx.working_dirs)
 
@@ -165,14 +165,14 @@ def check_path_tricks(raw: str, ctx: PermissionContext) -> SafetyCheck | None:
     if ".." in raw.split("/"):
         first = raw.split("/", 1)[0]
         looked_inside = (not raw.startswith(("/", "~")) and first != "..") or any(
-            is_under_prefix(raw, d) for d in ctx.working_dirs
+            _under_prefix(raw, d) for d in ctx.working_dirs
         )
-        if looked_inside and not is_inside_working_dirs_lexical(expand_path(raw, ctx), ctx):
+        if looked_inside and not _inside_lexically(expand_path(raw, ctx), ctx):
             return _trick(f"{raw!r} uses '..' to leave the working directories")
     return None
 
 
-def is_under_prefix(raw: str, directory: Path) -> bool:
+def _under_prefix(raw: str, directory: Path) -> bool:
     """Does the raw (unnormalised) string start inside ``directory``?"""
     d = str(directory).rstrip("/")
     return raw == d or raw.startswith(d + "/")
