@@ -1,0 +1,142 @@
+"""The TUI over the REAL AgentSession: real SDK, real HTTP to the scripted server, real tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_cli.history import PromptHistory
+from agent_cli.options import RunOptions
+from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
+from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
+from tests.agent_cli.tui.conftest import SIZE, wait_for
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home, proj = tmp_path / "home", tmp_path / "project"
+    for d in (home, proj, tmp_path / "policy", tmp_path / "claude-policy"):
+        d.mkdir()
+    for key in list(__import__("os").environ):
+        if key.startswith(("ANTHROPIC_", "NERVE_", "CLAUDE_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("NERVE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("NERVE_CONFIG_DIR", str(home / ".nerve"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("NERVE_POLICY_DIR", str(tmp_path / "policy"))
+    monkeypatch.setenv("NERVE_CLAUDE_POLICY_DIR", str(tmp_path / "claude-policy"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    return proj
+
+
+@pytest.fixture
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    servers: list[ScriptedServer] = []
+
+    def start(scenario: Scenario) -> ScriptedServer:
+        server = ScriptedServer(scenario).start()
+        servers.append(server)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def _app(project: Path, **options: Any) -> Any:
+    from agent_cli.session import AgentSession
+    from agent_cli.tui.app import NerveApp
+
+    session = AgentSession.create(RunOptions(**options), cwd=project, interactive=True)
+    return NerveApp(
+        session,
+        cwd=project,
+        history=PromptHistory(project, project.parent / "history.jsonl"),
+        typing_pause_s=0.0,
+        guard_s=0.0,
+    )
+
+
+def _touch_scenario(name: str, after: str) -> Scenario:
+    return Scenario.of(
+        Turn([text("I will create it."), tool_use("Bash", {"command": f"touch {name}"}, id="t1")]),
+        Turn([text(after)], match=Match(tool_result_for="t1")),
+    )
+
+
+async def _ask(pilot: Any, prompt: str) -> PermissionScreen:
+    pilot.app.prompt_input.load_text(prompt)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen), timeout=15)
+    return pilot.app.screen  # type: ignore[no-any-return]
+
+
+async def test_approve_runs_the_command(project: Path, serve: Any) -> None:
+    server = serve(_touch_scenario("made.txt", "Created made.txt."))
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _ask(pilot, "make a file")
+        assert "touch made.txt" in str(screen.query_one("#perm-command").render())
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        assert (project / "made.txt").exists()
+        tool = app.query_one(ToolCall)
+        assert "touch made.txt" in tool.header and not tool.is_error
+        assert app.query(AssistantMessage).last().source == "Created made.txt."
+    server.assert_done()
+
+
+async def test_always_saves_the_rule(project: Path, serve: Any) -> None:
+    server = serve(_touch_scenario("a.txt", "Done."))
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _ask(pilot, "make a")
+        assert screen.prompt.verdict.suggestions, "the engine offers a rule to remember"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        saved = [n.notice_text for n in app.query(NoticeLine) if n.notice_text.startswith("Saved")]
+        assert len(saved) == 1 and ".nerve/settings.local.json" in saved[0]
+    settings = json.loads((project / ".nerve" / "settings.local.json").read_text())
+    assert settings["permissions"]["allow"], settings
+    server.assert_done()
+
+
+async def test_deny_with_feedback_reaches_the_model(project: Path, serve: Any) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "touch nope.txt"}, id="t1")]),
+        Turn([text("Understood.")], match=Match(contains_text="use a temp dir")),
+    )
+    server = serve(scenario)
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(pilot, "make nope")
+        await pilot.press("tab", *"use a temp dir", "enter")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        assert not (project / "nope.txt").exists()
+        assert app.query_one(ToolCall).is_error
+        assert app.query(AssistantMessage).last().source == "Understood."
+    server.assert_done()
+
+
+async def test_escape_interrupts_a_running_command(project: Path, serve: Any) -> None:
+    loop = "for i in $(seq 30); do echo tick $i; sleep 1; done"
+    server = serve(Scenario.of(Turn([tool_use("Bash", {"command": loop}, id="t1")])))
+    app = _app(project, permission_mode="bypassPermissions", dangerously_skip_permissions=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt_input.load_text("wait")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.query(ToolCall), timeout=15)
+        body = app.query_one(ToolCall).query(".tool-body").first()
+        await wait_for(pilot, lambda: "tick 1" in str(body.render()), timeout=10)  # live progress
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=10)
+        assert "Interrupted" in [n.notice_text for n in app.query(NoticeLine)]
+        assert app.query_one(ToolCall).is_error
+    server.assert_done()
