@@ -60,6 +60,7 @@ class AgentSession:
         self.restored_tasks = restored_tasks or []
         self._model_client = model_client
         self._handler: PermissionHandler | None = None
+        self._start_source: str | None = "resume" if messages else "startup"
         self.loop = AgentLoop(
             model=model_client,
             model_name=model_name,
@@ -263,6 +264,10 @@ class AgentSession:
         for warning in self.warnings:
             yield Notice(warning, "warning")
         self.warnings = []
+        if self._start_source is not None:
+            async for event in self._session_start(self._start_source):
+                yield event
+            self._start_source = None
         async for event in self.loop.run_turn(prompt):
             yield event
 
@@ -443,6 +448,24 @@ class AgentSession:
             self.transcript.close()
 
     # -- internals ---------------------------------------------------------------------------
+
+    async def _session_start(self, source: str) -> AsyncIterator[AgentEvent]:
+        """SessionStart hooks, once, before the first prompt: their context joins the session."""
+        from agent_cli.messages import system_reminder
+
+        hooks = self.ctx.hooks
+        if hooks is None or not hooks.has_hooks("SessionStart"):
+            return
+        outcome = await hooks.run_event(
+            "SessionStart", {"source": source, "model": self.model}, match_value=source
+        )
+        for msg in outcome.system_messages:
+            yield Notice(msg, "warning")
+        for text in outcome.additional_context:
+            reminder = system_reminder(f"SessionStart hook context:\n{text}", ephemeral=False)
+            self.loop.messages.append(reminder)
+            if self.transcript is not None:
+                self.transcript.user(reminder, isMeta=True)
 
     async def _ask(self, prompt: Any) -> Any:
         if self._handler is None:

@@ -176,3 +176,36 @@ async def test_text_streams_as_deltas_and_usage_is_accounted(env: Path) -> None:
         assert fin.cost_usd > 0
         assert session.usage_summary()["output_tokens"] == 20
         await session.close()
+
+
+async def test_session_start_hook_context_reaches_the_model_once(env: Path) -> None:
+    hook = env / "start.sh"
+    hook.write_text("#!/bin/bash\necho 'Today we work on the parser.'\n")
+    hook.chmod(0o755)
+    (env / ".nerve").mkdir()
+    (env / ".nerve" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [
+                        {"matcher": "startup", "hooks": [{"type": "command", "command": str(hook)}]}
+                    ]
+                }
+            }
+        )
+    )
+    scenario = Scenario.of(
+        Turn(
+            [text("parser, got it")],
+            match=Match(predicate=lambda b: "work on the parser" in json.dumps(b["messages"])),
+        ),
+        Turn([text("still here")]),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+        assert (await _collect(session, "hi"))[-1].result_text == "parser, got it"
+        assert (await _collect(session, "again"))[-1].result_text == "still here"
+        second = json.dumps(server.requests[1].body["messages"])
+        assert second.count("work on the parser") == 1
+        await session.close()
+        server.assert_done()
