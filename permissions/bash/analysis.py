@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from permissions.bash.parse import ParsedScript, SimpleCommand, parse_simple_commands
 from permissions.bash.readonly import is_read_only_argv, safe_env_var
 from permissions.bash.scan import scan_segments
-from permissions.bash.validators import sed_read_only, sed_scripts
+from permissions.bash.validators import (
+    TEST_PROGRAMS,
+    sed_read_only,
+    sed_scripts,
+    test_operands_safe,
+)
 from permissions.bash.words import brace_expand
 from permissions.bash.wrappers import SHELLS, basename, deny_unwrap, strip_allow_wrapper
 
@@ -31,6 +36,7 @@ __all__ = [
 
 MAX_DEPTH = 4
 MAX_FORMS = 256
+_GROUPING = frozenset({"{", "(", "!", "}", ")"})
 _SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _OUTPUT_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&", "&>|"})
 _BUILTINS_STATEFUL = frozenset(
@@ -98,7 +104,7 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
     f = CommandFacts(cmd, argv, known, None)
     _redirect_facts(f)
     if cmd.kind == "test":
-        f.read_only = True
+        f.read_only = test_operands_safe([w.value for w in words])
         f.core = argv
         return f
     if cmd.kind != "command":
@@ -135,12 +141,13 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         f.allow_forms = [" ".join(a) for a in forms]
         f.via_xargs = any(a[0] == "xargs" for a in forms)
         f.core = None if forms[-1][0] == "xargs" else forms[-1]
-    if f.core is not None and known:
-        f.read_only = is_read_only_argv(f.core, True)
-    elif f.core is not None:
-        f.read_only = is_read_only_argv(f.core, all_known=False)
-    if f.core is not None and f.core[0] == "env" and len(f.core) > 1:
-        f.read_only = False
+    if f.core is not None:
+        f.read_only = is_read_only_argv(f.core, known)
+        if f.core[0] == "env" and len(f.core) > 1:
+            f.read_only = False
+        if f.read_only and f.core[0] in TEST_PROGRAMS:
+            ops = words[len(words) - len(f.core) :]
+            f.read_only = test_operands_safe([w.value for w in ops])
     if f.read_only and (f.writes or f.via_xargs):
         f.read_only = False
     if (f.core and basename(f.core[0]) in _NO_SUGGEST) or f.via_xargs:
@@ -194,6 +201,8 @@ def _argv_variants(cmd: SimpleCommand) -> list[list[str]]:
 
 
 def _forms_of_argv(argv: list[str], depth: int, out: list[list[str]]) -> None:
+    while argv and argv[0] in _GROUPING:
+        argv = argv[1:]  # `coproc { rm x; }` and the raw scan leave grouping words in front
     if not argv or len(out) >= MAX_FORMS:
         return
     out.append(argv)

@@ -17,11 +17,10 @@ from permissions.bash.analysis import (
     analyse_command,
     deny_forms_of_argvs,
     deny_forms_of_command,
-    sed_in_place_operands,
 )
+from permissions.bash.effects import WalkState
 from permissions.bash.match import CompiledPattern, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
-from permissions.bash.paths import is_critical_rm_target, is_inside, is_protected, resolve_path
 from permissions.bash.scan import scan_segments
 from permissions.bash.types import BashAssessment, SubcommandTrace
 from permissions.types import (
@@ -39,22 +38,13 @@ __all__ = ["MAX_COMMAND_CHARS", "assess_bash", "bash_rule_matches", "is_read_onl
 
 MAX_COMMAND_CHARS = 10_000
 MAX_SUGGESTIONS = 5
-_EDIT_PROGRAMS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
-_WRITERS = _EDIT_PROGRAMS | {"tee", "ln", "chmod", "chown", "chgrp", "truncate", "install", "dd"}
-_VALUE_FLAGS: dict[str, frozenset[str]] = {
-    "touch": frozenset({"-d", "-r", "-t", "--date", "--reference"}),
-    "mkdir": frozenset({"-m", "--mode", "--context"}),
-    "cp": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
-    "mv": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
-    "ln": frozenset({"-t", "-S", "--target-directory", "--suffix"}),
-    "install": frozenset({"-m", "-o", "-g", "-t", "-S", "--mode", "--owner", "--group"}),
-    "truncate": frozenset({"-s", "-r", "--size", "--reference"}),
-}
 _SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh"}
     | {"brew", "apt", "terraform", "dotnet", "mvn", "gradle", "npx", "pytest", "ruff", "mypy"}
 )
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# `r\<newline>m`: bash joins the two halves into one word, tree-sitter splits them.
+_JOINING_CONTINUATION_RE = re.compile(r"[^\s\\]\\\n\S")
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 
 _Rules = list[tuple[PermissionRule, CompiledPattern]]
@@ -68,42 +58,19 @@ def _bash_rules(ctx: PermissionContext, behavior: RuleBehavior) -> _Rules:
     ]
 
 
-def _first_match(rules: _Rules, forms: Sequence[Sequence[str]]) -> PermissionRule | None:
+def _first_match(
+    rules: _Rules, forms: Sequence[Sequence[str]], flag_sets: bool = True
+) -> PermissionRule | None:
+    """The first rule matching any form. ``flag_sets``: also the reordered-flags match (deny
+    and ask only: for an allow rule, more flags than written must not widen what it covers)."""
     if not rules or not forms:
         return None
     texts = [" ".join(f) for f in forms]
     for rule, pat in rules:
         for argv, text in zip(forms, texts, strict=True):
-            if pat.matches(text) or pat.matches_flags(argv):
+            if pat.matches(text) or (flag_sets and pat.matches_flags(argv)):
                 return rule
     return None
-
-
-def _operands(prog: str, args: Sequence[str]) -> list[str] | None:
-    """Path operands of a file-writing command (None when it cannot be modelled)."""
-    if prog == "sed":
-        return sed_in_place_operands(list(args))
-    if prog == "dd":
-        return [a[3:] for a in args if a.startswith("of=")]
-    values = _VALUE_FLAGS.get(prog, frozenset())
-    out: list[str] = []
-    skip = False
-    end = False
-    for a in args:
-        if skip:
-            skip = False
-            if prog in ("cp", "mv", "ln", "install"):
-                out.append(a)  # -t DIR is the destination
-            continue
-        if end or not a.startswith("-") or a == "-":
-            out.append(a)
-        elif a == "--":
-            end = True
-        elif a in values:
-            skip = True
-    if prog in ("chmod", "chown", "chgrp") and out:
-        out = out[1:]
-    return out
 
 
 def _suggestion(core: Sequence[str]) -> RuleValue | None:
@@ -123,92 +90,6 @@ def _suggestion(core: Sequence[str]) -> RuleValue | None:
     return RuleValue("Bash", " ".join(words) + " *")
 
 
-class _State:
-    """Mutable bookkeeping of one assessment walk."""
-
-    def __init__(self, ctx: PermissionContext) -> None:
-        self.home = str(ctx.home)
-        self.cwd: str | None = str(ctx.cwd)
-        self.dirs = [str(d) for d in ctx.working_dirs]
-        self.safety: list[SafetyCheck] = []
-        self.accept_ok = True
-
-    def write_targets(self, f: CommandFacts) -> list[str | None]:
-        """Judge the paths ``f`` writes; returns them resolved (None: unknown)."""
-        targets: list[str | None] = list(f.writes)
-        core = f.core
-        edit_words: list[str] | None = None
-        if core and core[0] in _WRITERS:
-            edit_words = _operands(core[0], core[1:])
-            if edit_words is None:
-                if core[0] != "sed":
-                    self.accept_ok = False
-            else:
-                targets.extend(edit_words if f.known else [None])
-        resolved: list[str | None] = []
-        for t in targets:
-            r = resolve_path(t, self.cwd, self.home) if t is not None else None
-            if r is not None and is_protected(r):
-                self.safety.append(
-                    SafetyCheck(f"writes to a protected path: {r}", classifier_approvable=True)
-                )
-            resolved.append(r)
-        if core and core[0] in ("rm", "rmdir"):
-            self.check_rm(f, core)
-        return resolved
-
-    def check_rm(self, f: CommandFacts, core: Sequence[str]) -> None:
-        words = f.cmd.words[len(f.cmd.words) - len(core) :]
-        recursive = any(
-            a in ("--recursive",)
-            or (a.startswith("-") and not a.startswith("--") and "r" in a.lower())
-            for a in core[1:]
-        )
-        for w in words[1:]:
-            if w.known and w.value is not None and w.value.startswith("-") and w.value != "-":
-                continue
-            if is_critical_rm_target(w.text, w.value, w.glob, recursive, self.cwd, self.home):
-                self.safety.append(
-                    SafetyCheck(f"rm of a critical path: {w.text}", classifier_approvable=False)
-                )
-
-    def track_cd(self, f: CommandFacts) -> None:
-        core = f.core
-        if not core or core[0] not in ("cd", "pushd", "popd"):
-            return
-        if core[0] == "popd":
-            self.cwd = None
-            return
-        args = [a for a in core[1:] if not a.startswith("-") or a == "-"]
-        if not args:
-            self.cwd = self.home if core[0] == "cd" else None
-        elif not f.known or args[0] == "-":
-            self.cwd = None
-        else:
-            self.cwd = resolve_path(args[0], self.cwd, self.home)
-
-    def edits_ok(self, f: CommandFacts, targets: list[str | None]) -> bool:
-        core = f.core
-        if not f.known or core is None or f.via_xargs:
-            return False  # xargs: the operands come from stdin
-        if not (f.read_only or core[0] in _EDIT_PROGRAMS or _read_only_but_writes(f)):
-            return False
-        if core[0] == "sed" and sed_in_place_operands(list(core[1:])) is None:
-            return False
-        return all(
-            t is not None and is_inside(t, self.dirs) and not is_protected(t) for t in targets
-        )
-
-
-def _read_only_but_writes(f: CommandFacts) -> bool:
-    """A read-only program whose only effect is an output redirect (``echo x > f``)."""
-    if not f.writes or f.core is None:
-        return False
-    from permissions.bash.readonly import is_read_only_argv
-
-    return is_read_only_argv(f.core, f.known)
-
-
 def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     deny_rules = _bash_rules(ctx, RuleBehavior.DENY)
     ask_rules = _bash_rules(ctx, RuleBehavior.ASK)
@@ -221,6 +102,8 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
     if _CONTROL_RE.search(command):
         problems.append("the command contains control characters (e.g. a carriage return)")
+    if "\\\n" in command and _JOINING_CONTINUATION_RE.search(command):
+        problems.append("a line continuation joins two parts of one word")
 
     facts = [analyse_command(c, script) for c in script.commands]
     forms = [deny_forms_of_command(f.cmd) for f in facts]
@@ -276,7 +159,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
             )
         )
 
-    state = _State(ctx)
+    state = WalkState(ctx)
     used_rules: list[PermissionRule] = []
     needing: list[CommandFacts] = []
     network = False
@@ -285,9 +168,10 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         problems.extend(f.problems)
         network |= f.network
         targets = state.write_targets(f)
+        state.check_git_after_cd(f)
         allowed = None
         if not f.problems and f.allow_forms:
-            allowed = _first_match(allow_rules, [a.split(" ") for a in f.allow_forms])
+            allowed = _first_match(allow_rules, [a.split(" ") for a in f.allow_forms], False)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
         elif allowed is not None and not f.writes:

@@ -14,46 +14,86 @@ from functools import lru_cache
 __all__ = ["CompiledPattern", "compile_pattern", "normalise_content"]
 
 _SHORT_CLUSTER = re.compile(r"-[A-Za-z]+")
-# Long spellings of short flags, so `Bash(rm -rf:*)` also catches `rm --recursive --force`.
+# Long spellings and case variants of short flags, per program, so that `Bash(rm -rf:*)` also
+# catches `rm -Rf`, `rm --recursive --force` and GNU's unique prefixes (`rm --rec --fo`).
 _LONG_ALIASES: dict[str, dict[str, str]] = {
-    "rm": {"--recursive": "r", "--force": "f", "-R": "r"},
-    "git": {"--force": "f"},
+    "rm": {"--recursive": "-r", "--force": "-f", "--dir": "-d", "--verbose": "-v"},
+    "cp": {"--recursive": "-r", "--force": "-f", "--archive": "-a"},
+    "git": {"--force": "-f", "--force-with-lease": "-f", "--delete": "-d"},
+    "chmod": {"--recursive": "-R"},
+    "chown": {"--recursive": "-R"},
+    "curl": {"--output": "-o", "--remote-name": "-O", "--insecure": "-k"},
 }
+_SHORT_ALIASES: dict[str, dict[str, str]] = {"rm": {"-R": "-r"}, "cp": {"-R": "-r"}}
 
 
 def normalise_content(content: str) -> str:
     return " ".join(content.split())
 
 
+def _flag_tokens(prog: str, word: str, known_long: frozenset[str]) -> list[str]:
+    """Canonical flag tokens of one word (``-rf`` -> ``-r -f``); [] for an operand."""
+    if word.startswith("--") and len(word) > 2:
+        name = word.split("=", 1)[0]
+        aliases = _LONG_ALIASES.get(prog, {})
+        if name not in aliases and name not in known_long:
+            # GNU getopt accepts any unambiguous prefix of a long option
+            hits = {full for full in (*aliases, *known_long) if full.startswith(name)}
+            if len(hits) == 1:
+                name = hits.pop()
+        return [aliases.get(name, name)]
+    if _SHORT_CLUSTER.fullmatch(word):
+        shorts = _SHORT_ALIASES.get(prog, {})
+        return [shorts.get("-" + ch, "-" + ch) for ch in word[1:]]
+    return []
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledPattern:
-    """A compiled rule content. ``flag_prefix``/``flag_letters`` back the deny-only
-    flag-set match (``rm -rf`` also matches ``rm -r -f x`` and ``rm -fr x``)."""
+    """A compiled rule content.
+
+    ``flag_prefix``/``flags``/``operands`` back the deny/ask-only flag-set match: the same
+    leading words, then at least the rule's flags in any order and spelling (``rm -rf`` also
+    matches ``rm -r -f x``, ``rm -fr x``, ``rm --recursive --force x``), and the rule's
+    operands (all of them for an exact rule, as a prefix for an open-ended one).
+    """
 
     content: str | None
     regex: re.Pattern[str] | None
     flag_prefix: tuple[str, ...] = ()
-    flag_letters: frozenset[str] = frozenset()
+    flags: frozenset[str] = frozenset()
+    operands: tuple[str, ...] = ()
+    open_ended: bool = True
 
     def matches(self, text: str) -> bool:
         return self.regex is None or self.regex.fullmatch(text) is not None
 
     def matches_flags(self, argv: Sequence[str]) -> bool:
-        """Deny/ask only: same leading words and a superset of the rule's short flags."""
-        if not self.flag_letters or len(argv) < len(self.flag_prefix):
+        """Deny/ask only: same leading words, a superset of the rule's flags, its operands."""
+        n = len(self.flag_prefix)
+        if not self.flags or len(argv) < n or tuple(argv[:n]) != self.flag_prefix:
             return False
-        if tuple(argv[: len(self.flag_prefix)]) != self.flag_prefix:
+        prog = self.flag_prefix[0]
+        longs = frozenset(f for f in self.flags if f.startswith("--"))
+        seen: set[str] = set()
+        operands: list[str] = []
+        end = False
+        for a in argv[n:]:
+            if end:
+                operands.append(a)
+            elif a == "--":
+                end = True
+            else:
+                toks = _flag_tokens(prog, a, longs)
+                seen.update(toks)
+                if not toks:
+                    operands.append(a)
+        if not self.flags <= seen:
             return False
-        aliases = _LONG_ALIASES.get(self.flag_prefix[0], {})
-        letters: set[str] = set()
-        for a in argv[len(self.flag_prefix) :]:
-            if a == "--":
-                break
-            if a in aliases:
-                letters.add(aliases[a])
-            elif _SHORT_CLUSTER.fullmatch(a):
-                letters.update(a[1:])
-        return self.flag_letters <= letters
+        k = len(self.operands)
+        if self.open_ended:
+            return tuple(operands[:k]) == self.operands
+        return tuple(operands) == self.operands
 
 
 def _translate(base: str) -> str:
@@ -75,15 +115,20 @@ def compile_pattern(content: str | None) -> CompiledPattern:
         base, open_ended = c[:-2].rstrip(), True
     else:
         base = c
-    regex = _translate(base) + (r"(?: .*)?" if open_ended else "")
-    prefix: tuple[str, ...] = ()
-    letters: frozenset[str] = frozenset()
+    regex = re.compile(_translate(base) + (r"(?: .*)?" if open_ended else ""), re.DOTALL)
     words = base.split(" ")
-    if open_ended and "*" not in base:
-        k = len(words)
-        while k > 0 and _SHORT_CLUSTER.fullmatch(words[k - 1]):
-            k -= 1
-        if 0 < k < len(words) and not any(w.startswith("-") for w in words[:k]):
-            prefix = tuple(words[:k])
-            letters = frozenset("".join(w[1:] for w in words[k:]))
-    return CompiledPattern(c, re.compile(regex, re.DOTALL), prefix, letters)
+    k = next((i for i, w in enumerate(words) if w.startswith("-") and w != "-"), len(words))
+    if "*" in base or k == 0 or k == len(words) or "--" in words:
+        return CompiledPattern(c, regex, open_ended=open_ended)
+    prog = words[0]
+    flags: set[str] = set()
+    operands: list[str] = []
+    longs = frozenset(w.split("=", 1)[0] for w in words[k:] if w.startswith("--"))
+    for w in words[k:]:
+        toks = _flag_tokens(prog, w, longs)
+        flags.update(toks)
+        if not toks:
+            operands.append(w)
+    return CompiledPattern(
+        c, regex, tuple(words[:k]), frozenset(flags), tuple(operands), open_ended
+    )

@@ -10,12 +10,11 @@ they apply to (tree-sitter hangs ``a && b > f``'s redirect on the list; bash app
 from __future__ import annotations
 
 import dataclasses
-import threading
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from permissions.bash.words import Word, eval_word, literal_word
+from permissions.bash.script import ParsedScript, Redirect, SimpleCommand, get_parser
+from permissions.bash.words import Word, backtick_bodies, eval_word, literal_word
 
 __all__ = [
     "ParsedScript",
@@ -27,67 +26,14 @@ __all__ = [
 
 _REDIRECT_TYPES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _LEAF_WORDS = frozenset({"word", "raw_string", "number", "ansi_c_string", "comment"})
-
-_parser: Any = None
-_parser_lock = threading.Lock()
-
-
-def get_parser() -> Any:
-    """The tree-sitter parser for bash, built once (lazily: the import costs ~16 ms)."""
-    global _parser
-    if _parser is None:
-        with _parser_lock:
-            if _parser is None:
-                import tree_sitter_bash
-                from tree_sitter import Language, Parser
-
-                _parser = Parser(Language(tree_sitter_bash.language()))
-    return _parser
-
-
-@dataclass(frozen=True, slots=True)
-class Redirect:
-    """One redirection. ``target`` is None for heredocs and fd duplications without a word."""
-
-    op: str
-    fd: str | None
-    target: Word | None
-    heredoc_body: str | None = None
-    heredoc_quoted: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """One simple command (or a pseudo-command: a bare assignment or a bare redirect).
-
-    ``kind``: "command", "declaration" (export/declare/local/readonly/typeset), "unset",
-    "test" (``[ ]``/``[[ ]]``), "assignment" (``x=1`` alone), "redirect" (``> f`` alone).
-    ``function`` names the function whose body holds the command. ``stdin_script`` is heredoc
-    text fed to it (a shell reading it runs it).
-    """
-
-    text: str
-    kind: str
-    words: tuple[Word, ...] = ()
-    assignments: tuple[tuple[str, Word], ...] = ()
-    redirects: tuple[Redirect, ...] = ()
-    function: str | None = None
-    stdin_script: str | None = None
-
-    @property
-    def name(self) -> Word | None:
-        return self.words[0] if self.words else None
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedScript:
-    """The simple commands of a script, in execution-ish order, and what went wrong parsing."""
-
-    source: str
-    commands: tuple[SimpleCommand, ...]
-    has_error: bool
-    functions: frozenset[str]
-    variables: tuple[tuple[str, str], ...] = ()
+# Operand nodes of `[ ]`/`[[ ]]` taken whole as words (what is inside is one shell word).
+_TEST_OPERANDS = frozenset(
+    {"word", "raw_string", "string", "concatenation", "number", "ansi_c_string"}
+    | {"simple_expansion", "expansion", "translated_string", "test_operator", "regex"}
+    | {"command_substitution", "arithmetic_expansion", "extglob_pattern"}
+)
+# Programs that print their operands: `echo 'rm x' | sh` feeds the shell that text.
+_ECHOERS = frozenset({"echo", "printf"})
 
 
 class _Walker:
@@ -97,12 +43,52 @@ class _Walker:
         self.functions: set[str] = set()
         self.vars: dict[str, str] = {}
         self.func_stack: list[str] = []
+        # tree-sitter leaves some backquotes as plain text (heredoc bodies, `${a:-`x`}`, the
+        # escaped inner level of nested backquotes); bash runs them, so they are re-parsed.
+        self.backquotes = b"`" in src
+        self.error = False
 
     def text(self, node: Any) -> str:
         return str(node.text.decode("utf-8", "replace"))
 
     def word(self, node: Any) -> Word:
+        if self.backquotes:
+            self.stray_backquotes(node)
         return eval_word(node, self.src, self.vars)
+
+    def stray_backquotes(self, node: Any) -> None:
+        """Commands of backquotes tree-sitter kept as text inside the leaves of ``node``."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t == "command_substitution":
+                self.escaped_backquotes(n)
+                continue
+            if t in ("raw_string", "ansi_c_string", "comment"):
+                continue
+            if n.child_count == 0:
+                if b"`" in n.text:
+                    for body in backtick_bodies(self.text(n)):
+                        self.nested_script(body)
+                continue
+            stack.extend(n.children)
+
+    def escaped_backquotes(self, node: Any) -> None:
+        """Inside backquotes a backslash before a backquote, backslash or dollar is dropped
+        before the body is parsed: escaped backquotes are a nested substitution."""
+        body = self.text(node)
+        if body.startswith("`") and "\\" in body:
+            for inner in backtick_bodies(body):
+                self.nested_script(inner)
+
+    def nested_script(self, body: str) -> None:
+        """Add the commands of a script bash would run from inside this one."""
+        parsed = parse_simple_commands(body)
+        self.error |= parsed.has_error
+        self.functions.update(parsed.functions)
+        for c in parsed.commands:
+            self.emit(c)
 
     def walk(self, node: Any) -> None:
         t = node.type
@@ -118,7 +104,10 @@ class _Walker:
             self.declaration(node)
         elif t == "test_command":
             self.sub_walk(node)
-            self.emit(SimpleCommand(self.text(node), "test", (literal_word("["),)))
+            self.emit(SimpleCommand(self.text(node), "test", self.test_words(node)))
+        elif t == "command_substitution":
+            self.sub_walk(node)
+            self.escaped_backquotes(node)
         elif t == "function_definition":
             self.function(node)
         elif t in _REDIRECT_TYPES:
@@ -127,16 +116,43 @@ class _Walker:
             self.attach(self.redirect(node, idx), idx)
         elif t in _LEAF_WORDS:
             return
-        elif t == "list" or t == "pipeline":
+        elif t == "list":
             for child in _flatten(node):
                 self.walk(child)
+        elif t == "pipeline":
+            self.pipeline(node)
         else:
             self.sub_walk(node)
+
+    def pipeline(self, node: Any) -> None:
+        fed: str | None = None
+        for child in _flatten(node):
+            start = len(self.commands)
+            self.walk(child)
+            if fed is not None and len(self.commands) > start:
+                head = self.commands[start]
+                if head.stdin_script is None:
+                    self.commands[start] = dataclasses.replace(head, stdin_script=fed)
+            fed = None
+            if child.type == "command" and len(self.commands) == start + 1:
+                fed = _echoed_text(self.commands[start])
 
     def sub_walk(self, node: Any) -> None:
         for child in node.children:
             if child.is_named and child.type not in _LEAF_WORDS:
                 self.walk(child)
+
+    def test_words(self, node: Any) -> tuple[Word, ...]:
+        """``[`` and the operands of a ``[ ]``/``[[ ]]`` expression, in source order."""
+        words: list[Word] = [literal_word("[")]
+        stack = list(reversed(node.children))
+        while stack:
+            n = stack.pop()
+            if n.type in _TEST_OPERANDS:
+                words.append(self.word(n))
+            elif n.is_named:
+                stack.extend(reversed(n.children))
+        return tuple(words)
 
     def emit(self, cmd: SimpleCommand) -> None:
         if self.func_stack:
@@ -271,6 +287,9 @@ class _Walker:
                 body = self.text(child)
                 if not quoted:
                     self.sub_walk(child)
+                    if self.backquotes and "`" in body:
+                        for inner in backtick_bodies(body):
+                            self.nested_script(inner)
             elif ct == "heredoc_end":
                 continue
             elif ct == "file_redirect":
@@ -295,9 +314,23 @@ class _Walker:
                 c = self.commands[i]
                 self.commands[i] = dataclasses.replace(c, stdin_script=body)
             out.insert(0, Redirect(op or "<<", fd, None, body or "", quoted))
+        elif t == "herestring_redirect" and target is not None:
+            text = target.deny_value if target.deny_value is not None else target.shown
+            out.insert(0, Redirect(op or "<<<", fd, target, text))
         else:
             out.insert(0, Redirect(op, fd, target))
         return out
+
+
+def _echoed_text(cmd: SimpleCommand) -> str | None:
+    """What ``echo``/``printf`` with static words prints (roughly), else None."""
+    if cmd.kind != "command" or len(cmd.words) < 2 or cmd.redirects:
+        return None
+    values = [w.deny_value for w in cmd.words]
+    if values[0] not in _ECHOERS or any(v is None for v in values):
+        return None
+    args = [v for v in values[1:] if v is not None and not v.startswith("-")]
+    return " ".join(args).replace("\\n", "\n")
 
 
 def _flatten(node: Any) -> list[Any]:
@@ -330,7 +363,7 @@ def _parse(command: str) -> ParsedScript:
     return ParsedScript(
         command,
         tuple(walker.commands),
-        bool(root.has_error),
+        bool(root.has_error) or walker.error,
         frozenset(walker.functions),
         tuple(walker.vars.items()),
     )

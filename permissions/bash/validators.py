@@ -9,14 +9,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from permissions.bash.git import git_read_only
+
 __all__ = [
+    "TEST_PROGRAMS",
     "VALIDATORS",
     "awk_read_only",
     "find_read_only",
     "git_read_only",
     "sed_read_only",
     "sed_scripts",
+    "test_operands_safe",
 ]
+
+TEST_PROGRAMS = frozenset({"test", "[", "[["})
+
+
+def test_operands_safe(values: Sequence[str | None]) -> bool:
+    """``[[ X -eq 1 ]]`` and ``test -v X`` evaluate X as an arithmetic expression or a variable
+    reference, whose array subscript is expanded: a literal ``a[$(cmd)]`` runs ``cmd``."""
+    return not any(v is not None and "[" in v and ("$" in v or "`" in v) for v in values)
+
 
 # ---------------------------------------------------------------- sed
 
@@ -219,146 +232,6 @@ _FIND_UNSAFE = frozenset(
 
 def find_read_only(args: Sequence[str]) -> bool:
     return not any(a in _FIND_UNSAFE for a in args)
-
-
-# ---------------------------------------------------------------- git
-
-_GIT_READ_ONLY = frozenset(
-    {
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "ls-tree",
-        "cat-file",
-        "blame",
-        "annotate",
-        "shortlog",
-        "describe",
-        "whatchanged",
-        "count-objects",
-        "merge-base",
-        "name-rev",
-        "for-each-ref",
-        "show-ref",
-        "rev-list",
-        "var",
-        "version",
-        "grep",
-        "check-ignore",
-        "check-attr",
-        "diff-tree",
-        "diff-files",
-        "diff-index",
-        "cherry",
-        "show-branch",
-        "verify-commit",
-        "verify-tag",
-    }
-)
-_GIT_UNSAFE_FLAGS = frozenset(
-    {
-        "--output",
-        "--ext-diff",
-        "--textconv",
-        "--exec",
-        "--upload-pack",
-        "--receive-pack",
-        "--open-files-in-pager",
-        "--paginate",
-    }
-)
-_GIT_BRANCH_LIST_FLAGS = frozenset(
-    {"-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--list", "-l"}
-    | {"--show-current", "--no-color", "--color", "--no-column", "--column", "-i"}
-    | {"--ignore-case", "--omit-empty"}
-)
-_GIT_BRANCH_VALUE_FLAGS = frozenset(
-    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort"}
-    | {"--format"}
-)
-_GIT_CONFIG_READ = frozenset(
-    {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color"}
-    | {"--get-colorbool"}
-)
-_GIT_CONFIG_WRITE = frozenset(
-    {"--add", "--unset", "--unset-all", "--replace-all", "--rename-section"}
-    | {"--remove-section", "--edit", "-e"}
-)
-
-
-def _git_list_only(args: Sequence[str], list_flags: frozenset[str]) -> bool:
-    """branch/tag: read-only only when listing (no positional except with --list)."""
-    listing = any(a in ("--list", "-l") for a in args)
-    i = 0
-    while i < len(args):
-        a = args[i]
-        name = a.split("=", 1)[0]
-        if name in _GIT_BRANCH_VALUE_FLAGS:
-            i += 1 if "=" in a else 2
-            continue
-        if a in list_flags or a.startswith("--format=") or a.startswith("--sort="):
-            i += 1
-            continue
-        if a.startswith("-"):
-            return False
-        if not listing:
-            return False
-        i += 1
-    return True
-
-
-def git_read_only(args: Sequence[str]) -> bool:
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-C":
-            i += 2
-            continue
-        if a in (
-            "--no-pager",
-            "-P",
-            "--no-optional-locks",
-            "--literal-pathspecs",
-            "--no-replace-objects",
-        ):
-            i += 1
-            continue
-        if a.startswith("-"):
-            return False  # -c, -p/--paginate, --git-dir, --work-tree, --exec-path, --config-env
-        break
-    if i >= len(args):
-        return False
-    sub, rest = args[i], list(args[i + 1 :])
-    for a in rest:
-        name = a.split("=", 1)[0]
-        if name in _GIT_UNSAFE_FLAGS:
-            return False
-        if sub == "grep" and (a == "-O" or (a.startswith("-O") and not a.startswith("--"))):
-            return False
-    if sub in _GIT_READ_ONLY:
-        return True
-    if sub == "branch":
-        return _git_list_only(rest, _GIT_BRANCH_LIST_FLAGS)
-    if sub == "tag":
-        return _git_list_only(rest, frozenset({"-l", "--list", "-n", "--no-color", "--color"}))
-    if sub == "remote":
-        return all(a in ("-v", "--verbose") for a in rest) or (rest[:1] == ["get-url"])
-    if sub == "stash":
-        return bool(rest) and rest[0] in ("list", "show")
-    if sub == "worktree":
-        return rest[:1] == ["list"]
-    if sub == "reflog":
-        return not rest or rest[0] == "show" or rest[0].startswith("-")
-    if sub == "config":
-        if rest[:1] in (["get"], ["list"]):
-            return not any(a.split("=", 1)[0] in _GIT_CONFIG_WRITE for a in rest)
-        return any(a in _GIT_CONFIG_READ for a in rest) and not any(
-            a.split("=", 1)[0] in _GIT_CONFIG_WRITE for a in rest
-        )
-    return False  # unknown subcommands may be aliases running `!cmd`
 
 
 VALIDATORS: dict[str, Callable[[Sequence[str]], bool]] = {

@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "Word",
+    "backtick_bodies",
     "brace_expand",
     "decode_ansi_c",
     "eval_word",
@@ -23,10 +24,11 @@ __all__ = [
 ]
 
 _GLOB_CHARS = frozenset("*?[")
-_SPECIAL_RE = re.compile(r"[\\*?\[{]")
+_SPECIAL_RE = re.compile(r"[\\*?\[{`]")
 _HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
 _HEX8 = re.compile(r"[0-9a-fA-F]{1,8}")
 _BRACE_RE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+_BACKQUOTE_ESCAPE = re.compile(r"\\([\\`$])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,41 @@ def unquote_unquoted(text: str) -> tuple[str, bool, bool]:
     return "".join(out), glob, brace
 
 
+def backtick_bodies(text: str) -> list[str]:
+    """The scripts between unescaped backquote pairs in ``text``, unescaped as bash does
+    inside backquotes (a backslash before a backquote, a backslash or a dollar is dropped)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    start = -1
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "`":
+            if start < 0:
+                start = i + 1
+            else:
+                out.append(_BACKQUOTE_ESCAPE.sub(r"\1", text[start:i]))
+                start = -1
+        i += 1
+    if start >= 0:
+        out.append(_BACKQUOTE_ESCAPE.sub(r"\1", text[start:]))  # unterminated: bash still runs it
+    return out
+
+
+def _has_backquote(text: str) -> bool:
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`":
+            return True
+        i += 1
+    return False
+
+
 def _unescape_dquoted(text: str) -> str:
     out: list[str] = []
     i, n = 0, len(text)
@@ -199,6 +236,9 @@ def _eval_into(node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes) -
     t = node.type
     if t == "word" or t == "number":
         text = node.text.decode("utf-8", "replace")
+        if "`" in text and _has_backquote(text):
+            acc.add_unknown(None)  # a command substitution tree-sitter did not see
+            return
         value, glob, brace = unquote_unquoted(text)
         acc.glob |= glob
         acc.brace |= brace

@@ -35,55 +35,97 @@ def basename(prog: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Opts:
+    """The options of a wrapper. ``short_flags``/``long_flags`` are the options without a
+    value; None means "not listed" (fine for the deny view, which skips any option, but the
+    allow view refuses a wrapper with an option it does not know)."""
+
     short_value: frozenset[str] = frozenset()
     long_value: frozenset[str] = frozenset()
     positionals: int = 0  # positional words the wrapper itself consumes (timeout's DURATION)
+    short_flags: frozenset[str] | None = None
+    long_flags: frozenset[str] | None = None
+
+    def resolve_long(self, name: str) -> str | None:
+        """The full name of a long option or of its unique prefix (GNU getopt), else None."""
+        known = self.long_value | (self.long_flags or frozenset())
+        if name in known:
+            return name
+        hits = [k for k in known if k.startswith(name)]
+        return hits[0] if len(hits) == 1 else None
 
 
+_F = frozenset
 _WRAPPER_OPTS: dict[str, _Opts] = {
-    "timeout": _Opts(frozenset("sk"), frozenset({"--signal", "--kill-after"}), 1),
-    "time": _Opts(frozenset("fo"), frozenset({"--format", "--output"})),
-    "nice": _Opts(frozenset("n"), frozenset({"--adjustment"})),
-    "nohup": _Opts(),
-    "stdbuf": _Opts(frozenset("ioe"), frozenset({"--input", "--output", "--error"})),
-    "command": _Opts(),
-    "builtin": _Opts(),
-    "noglob": _Opts(),
-    "exec": _Opts(frozenset("a")),
+    "timeout": _Opts(
+        _F("sk"),
+        _F({"--signal", "--kill-after"}),
+        1,
+        _F("v"),
+        _F({"--foreground", "--preserve-status", "--verbose"}),
+    ),
+    "time": _Opts(
+        _F("fo"),
+        _F({"--format", "--output"}),
+        0,
+        _F("pvqa"),
+        _F({"--portability", "--verbose", "--quiet", "--append"}),
+    ),
+    "nice": _Opts(_F("n"), _F({"--adjustment"}), 0, _F("0123456789"), _F()),
+    "nohup": _Opts(short_flags=_F(), long_flags=_F()),
+    "stdbuf": _Opts(_F("ioe"), _F({"--input", "--output", "--error"}), 0, _F(), _F()),
+    "command": _Opts(short_flags=_F("pvV"), long_flags=_F()),
+    "builtin": _Opts(short_flags=_F(), long_flags=_F()),
+    "noglob": _Opts(short_flags=_F(), long_flags=_F()),
+    "exec": _Opts(_F("a")),
     "coproc": _Opts(),
     "setsid": _Opts(),
     "unbuffer": _Opts(),
-    "caffeinate": _Opts(frozenset("tw")),
-    "ionice": _Opts(frozenset("cnpP"), frozenset({"--class", "--classdata", "--pid"})),
-    "chroot": _Opts(frozenset(), frozenset({"--userspec", "--groups"}), 1),
-    "taskset": _Opts(frozenset(), frozenset(), 1),
-    "doas": _Opts(frozenset("uC")),
+    "caffeinate": _Opts(_F("tw")),
+    "ionice": _Opts(_F("cnpP"), _F({"--class", "--classdata", "--pid"})),
+    "chroot": _Opts(_F(), _F({"--userspec", "--groups"}), 1),
+    "taskset": _Opts(_F(), _F(), 1),
+    "chrt": _Opts(_F("TPD"), _F({"--sched-runtime", "--sched-period", "--sched-deadline"}), 1),
+    "doas": _Opts(_F("uC")),
+    "pkexec": _Opts(_F(), _F({"--user"})),
     "sudo": _Opts(
-        frozenset("ughpCDrtUT"),
-        frozenset(
+        _F("ughpCDrtUT"),
+        _F(
             {"--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role"}
             | {"--type", "--other-user", "--command-timeout"}
         ),
     ),
     "xargs": _Opts(
-        frozenset("nLPsdEIal"),
-        frozenset(
+        _F("nLPsdEIal"),
+        _F(
             {"--max-args", "--max-lines", "--max-procs", "--max-chars", "--delimiter"}
             | {"--eof", "--replace", "--arg-file", "--process-slot-var"}
         ),
     ),
-    "strace": _Opts(frozenset("oeEpPsSuXbIa")),
-    "ltrace": _Opts(frozenset("oeEpsuaAlLnx")),
-    "env": _Opts(frozenset("uCS"), frozenset({"--unset", "--chdir", "--split-string"})),
-    "watch": _Opts(frozenset("nq"), frozenset({"--interval", "--equexit"})),
-    "nsenter": _Opts(frozenset("tSGw")),
-    "flock": _Opts(frozenset("wEc"), frozenset({"--timeout", "--conflict-exit-code"}), 1),
+    "strace": _Opts(_F("oeEpPsSuXbIa")),
+    "ltrace": _Opts(_F("oeEpsuaAlLnx")),
+    "env": _Opts(_F("uCS"), _F({"--unset", "--chdir", "--split-string"})),
+    "watch": _Opts(_F("nq"), _F({"--interval", "--equexit"})),
+    "nsenter": _Opts(_F("tSGw")),
+    "unshare": _Opts(_F("SGR")),
+    "flock": _Opts(_F("wEc"), _F({"--timeout", "--conflict-exit-code", "--command"}), 1),
+    "systemd-run": _Opts(
+        _F("upEMH"),
+        _F(
+            {"--unit", "--property", "--description", "--slice", "--setenv", "--machine"}
+            | {"--uid", "--gid", "--host", "--working-directory", "--nice", "--service-type"}
+        ),
+    ),
+    "proxychains": _Opts(_F("f")),
+    "proxychains4": _Opts(_F("f")),
+    "torsocks": _Opts(_F("uPpa")),
 }
 
 
-def _skip(args: Sequence[str], opts: _Opts) -> tuple[int, list[tuple[str, str | None]]]:
-    """Index of the first operand after the wrapper's options; also the options seen."""
+def _skip(args: Sequence[str], opts: _Opts) -> tuple[int, list[tuple[str, str | None]], bool]:
+    """Index of the first operand after the wrapper's options, the options seen (long ones by
+    full name), and whether every option was one ``opts`` lists."""
     seen: list[tuple[str, str | None]] = []
+    known = True
     i = 0
     while i < len(args):
         a = args[i]
@@ -92,11 +134,15 @@ def _skip(args: Sequence[str], opts: _Opts) -> tuple[int, list[tuple[str, str | 
             break
         if a.startswith("--") and len(a) > 2:
             name, eq, val = a.partition("=")
-            if name in opts.long_value and not eq:
-                seen.append((name, args[i + 1] if i + 1 < len(args) else None))
+            full = opts.resolve_long(name)
+            if full is None:
+                known = False
+                full = name
+            if full in opts.long_value and not eq:
+                seen.append((full, args[i + 1] if i + 1 < len(args) else None))
                 i += 2
                 continue
-            seen.append((name, val if eq else None))
+            seen.append((full, val if eq else None))
             i += 1
             continue
         if a.startswith("-") and len(a) > 1:
@@ -112,32 +158,41 @@ def _skip(args: Sequence[str], opts: _Opts) -> tuple[int, list[tuple[str, str | 
                         seen.append(("-" + ch, args[i + 1] if i + 1 < len(args) else None))
                         consumed_next = True
                     break
+                if opts.short_flags is not None and ch not in opts.short_flags:
+                    known = False
                 seen.append(("-" + ch, None))
                 j += 1
             i += 2 if consumed_next else 1
             continue
         break
-    return i, seen
+    return i, seen, known
 
 
 def strip_allow_wrapper(argv: Sequence[str]) -> list[str] | None:
-    """One documented transparent wrapper removed, or None if ``argv`` is not one."""
+    """One documented transparent wrapper removed, or None if ``argv`` is not one (or uses
+    an option the table does not know: fail closed)."""
     if not argv:
         return None
     name = argv[0]
     if name not in ALLOW_WRAPPERS:
         return None
     opts = _WRAPPER_OPTS[name]
-    i, seen = _skip(argv[1:], opts)
+    i, seen, known = _skip(argv[1:], opts)
+    if name == "xargs":
+        return None if seen else (list(argv[1 + i :]) or None)  # only bare xargs is transparent
     flags = {f for f, _ in seen}
-    if name == "command" and flags & {"-v", "-V"}:
+    if not known or (name == "command" and flags & {"-v", "-V"}):
         return None
     if name == "time" and flags & {"-o", "--output"}:
         return None  # GNU time -o writes a file
-    if name == "xargs" and seen:
-        return None  # only bare xargs is transparent
     rest = list(argv[1 + i + opts.positionals :])
     return rest or None
+
+
+_GIT_GLOBALS = _Opts(
+    _F("Cc"),
+    _F({"--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}),
+)
 
 
 def _shell_script(args: Sequence[str]) -> str | None:
@@ -215,22 +270,24 @@ def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
         return _find_exec(args), []
     if name == "git" and args and args[0].startswith("-"):
         # `git -C . -c x=y push` is still `git push` to a deny rule
-        i, _ = _skip(args, _Opts(frozenset("Cc"), frozenset({"--git-dir", "--work-tree"})))
+        i, _, _ = _skip(args, _GIT_GLOBALS)
         return ([["git", *args[i:]]] if args[i:] else []), []
     if name == "ssh":
-        i, _ = _skip(args, _Opts(frozenset("bcDEeFIiJLlmOopQRSWw")))
+        i, _, _ = _skip(args, _Opts(frozenset("bcDEeFIiJLlmOopQRSWw")))
         remote = args[i + 1 :]
         return ([], [" ".join(remote)]) if remote else ([], [])
     if name == "parallel":
         cmd = args[: args.index(":::")] if ":::" in args else args
-        i, _ = _skip(cmd, _Opts(frozenset("jSX")))
+        i, _, _ = _skip(cmd, _Opts(frozenset("jSX")))
         return ([], [" ".join(cmd[i:])]) if cmd[i:] else ([], [])
     opts = _WRAPPER_OPTS.get(name)
     if opts is None:
         return [], []
-    i, seen = _skip(args, opts)
-    scripts = [v for f, v in seen if f in ("-S", "--split-string", "-c") and v]
+    i, seen, _ = _skip(args, opts)
+    scripts = [v for f, v in seen if f in ("-S", "--split-string", "-c", "--command") and v]
     rest = args[i:]
+    if name == "coproc" and len(rest) > 1 and rest[1] in ("{", "("):
+        rest = rest[1:]  # `coproc NAME { cmd; }`: the name is not a command
     if name == "env":
         while rest and "=" in rest[0] and not rest[0].startswith("="):
             rest = rest[1:]
@@ -239,6 +296,8 @@ def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
     if name == "watch":
         return ([], [" ".join(rest)]) if rest else ([], scripts)
     rest = rest[opts.positionals :]
+    if name == "flock" and rest[:1] in (["-c"], ["--command"]):
+        return [], [rest[1]] if len(rest) > 1 else []  # `flock FILE -c CMD`
     if name == "flock" and scripts:
         return [], scripts
     return ([rest] if rest else []), scripts
