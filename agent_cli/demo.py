@@ -35,7 +35,14 @@ if TYPE_CHECKING:
     from agent_cli.session import AgentSession
     from agent_cli.testing import ScriptedServer
 
-__all__ = ["DemoPrinter", "DemoWorkspace", "run_demo"]
+__all__ = [
+    "DemoPrinter",
+    "DemoWorkspace",
+    "demo_environment",
+    "make_demo_app",
+    "run_demo",
+    "server_problems",
+]
 
 PROJECT_SOURCE = Path(__file__).with_name("demo_project")
 DEMO_KEY = "demo-offline-no-key"
@@ -223,8 +230,11 @@ def _tui_tour(ws: DemoWorkspace) -> int:
     return int(app.return_code or 0)
 
 
-def make_demo_app(session: AgentSession, project: Path) -> Any:
-    """The TUI on ``session``, which starts the demo prompt as soon as it is mounted."""
+def make_demo_app(session: AgentSession, project: Path, **app_options: Any) -> Any:
+    """The TUI on ``session``, which starts the demo prompt as soon as it is mounted.
+
+    ``app_options`` go to ``NerveApp`` (tests pass ``typing_pause_s=0, guard_s=0``).
+    """
     from agent_cli.history import PromptHistory
     from agent_cli.tui.app import NerveApp
 
@@ -243,6 +253,7 @@ def make_demo_app(session: AgentSession, project: Path) -> Any:
         bypass_available=session.ctx.permissions.bypass_available,
         cwd=project,
         history=PromptHistory(project),
+        **app_options,
     )
 
 
@@ -264,7 +275,8 @@ def _tui_available() -> bool:
     return True
 
 
-def _server_verdict(server: ScriptedServer, print_mode: bool) -> list[str]:
+def server_problems(server: ScriptedServer, print_mode: bool) -> list[str]:
+    """What went wrong with the script: unexpected requests, and in print mode unplayed turns."""
     problems = list(server.failures)
     left = server.unconsumed_turns()
     # The TUI user may leave early or keep typing; print mode must play the script exactly.
@@ -301,7 +313,7 @@ def run_demo(argv: Sequence[str], *, out: TextIO | None = None) -> int:
         rc = 130
     finally:
         server.stop()
-        problems = _server_verdict(server, print_mode) if rc != 130 else []
+        problems = server_problems(server, print_mode) if rc != 130 else []
         for problem in problems:
             print(f"nerve demo: {problem}", file=sys.stderr)
         if problems:
