@@ -131,6 +131,7 @@ class AgentLoop:
         self.budget = ConversationBudget(session_dir=ctx.options.session_dir)
         self._abort: AbortSignal | None = None
         self._read_snapshot: list[dict[str, Any]] = []
+        self._unrecorded_results: list[CallOutcome] | None = None
         self.permission_denials: list[dict[str, Any]] = []
 
     # -- public --------------------------------------------------------------------------------
@@ -230,11 +231,15 @@ class AgentLoop:
         turn.num_turns += 1
         ctx = self._context_for_turn(emit)
         executor = StreamingToolExecutor(ctx, max_parallel=self.config.max_parallel_tools)
+        self._unrecorded_results = []  # results that finish before their assistant is recorded
         collector = asyncio.create_task(self._collect_results(executor, emit))
         assistant = await self._request_model(executor, emit)
         turn.usage = turn.usage + assistant.usage
         self.usage.add(self.model_name, assistant.usage)
         self._record_assistant(assistant)
+        early, self._unrecorded_results = self._unrecorded_results or [], None
+        for outcome in early:
+            self._record_result(outcome)
         if assistant.aborted or self._abort_requested():
             executor.abort()
         outcomes = await executor.finish()
@@ -328,6 +333,7 @@ class AgentLoop:
                     duration_ms=int(outcome.duration_ms),
                 )
             )
+            self._record_result(outcome)
 
     async def _stop_hooks(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
         hooks = self.ctx.hooks
@@ -431,21 +437,30 @@ class AgentLoop:
     def _record_tool_results(
         self, outcomes: Sequence[CallOutcome], emit: Callable[[Any], None]
     ) -> None:
+        # The transcript already has each result (``_record_result``); here the conversation.
         message = {"role": "user", "content": [o.tool_result for o in outcomes]}
         self.messages.append(message)
-        if self.transcript is not None:
-            self.transcript.user(
-                message,
-                toolUseResult=[
-                    {"tool_use_id": o.tool_use_id, "tool_name": o.tool_name, "output": o.output}
-                    for o in outcomes
-                ],
-            )
         for o in outcomes:
             for extra in o.new_messages:
                 self.messages.append(extra)
                 self._record_user(extra, isMeta=True)
         self._record_read_state()
+
+    def _record_result(self, outcome: CallOutcome) -> None:
+        """Write one result as soon as it is known, so a kill later in the batch keeps it; never
+        before the assistant message that asked for it (resume rebuilds the batch)."""
+        if self._unrecorded_results is not None:
+            self._unrecorded_results.append(outcome)
+            return
+        if self.transcript is not None:
+            self.transcript.user(
+                {"role": "user", "content": [outcome.tool_result]},
+                toolUseResult={
+                    "tool_use_id": outcome.tool_use_id,
+                    "tool_name": outcome.tool_name,
+                    "output": outcome.output,
+                },
+            )
 
     def _record_read_state(self) -> None:
         if self.transcript is None:
