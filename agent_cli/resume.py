@@ -1,7 +1,10 @@
 """Resuming sessions: finding the transcript, repairing it, forking it.
 
-A resumed conversation must always be a valid request: any tool_use left without a result (a
-crash mid-tool) gets an "interrupted" tool_result, written to the transcript too.
+A resumed conversation must always be a valid request. The transcript may end anywhere (the
+process can be killed at any moment): after the prompt, after an assistant message whose tools
+never finished, or between the results of one batch. ``repair_for_resume`` merges the results
+recorded one by one, answers every tool_use left without a result with an "interrupted" error
+result, and writes that answer to the transcript so the file tells the same story next time.
 """
 
 from __future__ import annotations
@@ -9,10 +12,45 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_cli.messages import answer_dangling_tool_uses
-from agent_cli.transcript import TranscriptReader, TranscriptWriter, list_sessions
+from agent_cli.messages import answer_dangling_tool_uses, tool_use_ids
+from agent_cli.transcript import (
+    TranscriptReader,
+    TranscriptWriter,
+    has_conversation,
+    list_sessions,
+)
 
-__all__ = ["SessionError", "copy_for_fork", "find_session", "repair_for_resume"]
+__all__ = [
+    "RESUME_INTERRUPTED",
+    "SessionError",
+    "coalesce_messages",
+    "copy_for_fork",
+    "find_session",
+    "repair_for_resume",
+]
+
+# What the model is told about a call the previous run never finished: it may have had effects.
+RESUME_INTERRUPTED = (
+    "[Tool call interrupted: the session ended before this call finished. It may have run in "
+    "part; check its effects before relying on them.]"
+)
+
+# Envelope keys the writer sets itself; everything else in a record is copied on fork.
+_ENVELOPE_KEYS = frozenset(
+    {
+        "type",
+        "uuid",
+        "parentUuid",
+        "sessionId",
+        "cwd",
+        "version",
+        "gitBranch",
+        "userType",
+        "isSidechain",
+        "agentId",
+        "forkedFrom",
+    }
+)
 
 
 class SessionError(Exception):
@@ -20,13 +58,20 @@ class SessionError(Exception):
 
 
 def find_session(cwd: Path, session_id: str | None) -> Path:
-    """The transcript to resume: the newest in this directory, or the one matching an id prefix."""
+    """The transcript to resume: the newest conversation here, or the one an id prefix names.
+
+    Without an id, files without any readable message (a run killed while starting, a file of
+    garbage) are passed over: ``--continue`` means "the last conversation", and such a file has
+    none. An explicit id is always honoured, even for an empty file.
+    """
     sessions = list_sessions(cwd)
-    if not sessions:
-        raise SessionError(f"No previous session found for {cwd}.")
     if not session_id:
-        return sessions[0].path
-    matches = [s for s in sessions if s.session_id.startswith(session_id)]
+        for info in sessions:
+            if has_conversation(info.path):
+                return info.path
+        raise SessionError(f"No previous conversation found for {cwd}.")
+    exact = [s for s in sessions if s.session_id == session_id]
+    matches = exact or [s for s in sessions if s.session_id.startswith(session_id)]
     if not matches:
         raise SessionError(f"No session {session_id!r} found for {cwd}.")
     if len(matches) > 1:
@@ -34,29 +79,85 @@ def find_session(cwd: Path, session_id: str | None) -> Path:
     return matches[0].path
 
 
+def coalesce_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Merge runs of user messages (results recorded one per line) into one, results first."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if out and msg["role"] == "user" and out[-1]["role"] == "user":
+            blocks = _blocks(out[-1]["content"]) + _blocks(msg["content"])
+            results = [b for b in blocks if b.get("type") == "tool_result"]
+            others = [b for b in blocks if b.get("type") != "tool_result"]
+            out[-1] = {"role": "user", "content": results + others}
+        else:
+            out.append(msg)
+    return out
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return [b for b in content if isinstance(b, dict)]
+
+
+def _unanswered_tail(messages: list[dict[str, Any]]) -> list[str]:
+    """Ids of the last assistant message's tool_uses that no later message answers."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i]["role"] == "assistant":
+            answered = {
+                b.get("tool_use_id")
+                for m in messages[i + 1 :]
+                for b in _blocks(m["content"])
+                if b.get("type") == "tool_result"
+            }
+            return [t for t in tool_use_ids(messages[i]) if t not in answered]
+    return []
+
+
 def repair_for_resume(
     reader: TranscriptReader, transcript: TranscriptWriter | None
 ) -> list[dict[str, Any]]:
-    """The stored conversation, with an "interrupted" result for any tool_use left unanswered."""
-    messages = list(reader.messages)
-    repaired = answer_dangling_tool_uses(messages)
-    if transcript is not None and len(repaired) > len(messages) and repaired[-1]["role"] == "user":
-        transcript.user(repaired[-1], interrupted=True)
-    elif transcript is not None and repaired != messages:
-        # a partially answered batch was completed inside an existing user message
-        transcript.system("resume_repair", "tool_use left without a result marked interrupted")
-    return repaired
+    """The stored conversation, made valid: every tool_use has exactly one tool_result.
+
+    The tail (the call the process died in) is answered in the transcript too; a gap in the
+    middle (a line lost to corruption) is answered in memory only, the same way every time.
+    """
+    messages = coalesce_messages(reader.messages)
+    missing = _unanswered_tail(messages)
+    if missing:
+        answer: dict[str, Any] = {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": t,
+                    "content": RESUME_INTERRUPTED,
+                    "is_error": True,
+                }
+                for t in missing
+            ],
+        }
+        if transcript is not None:
+            transcript.user(answer, interrupted=True)
+        messages = coalesce_messages([*messages, answer])
+    return answer_dangling_tool_uses(messages, RESUME_INTERRUPTED)
 
 
 def copy_for_fork(reader: TranscriptReader, transcript: TranscriptWriter) -> None:
+    """Copy the conversation and its state into a new session; the original is not touched.
+
+    Copied records keep their fields and timestamps and carry ``forkedFrom`` naming the
+    source session and record.
+    """
     source_id = reader.session_id
     for rec in reader.records:
-        payload = {
-            k: v
-            for k, v in rec.items()
-            if k in ("message", "toolUseResult", "subtype", "content", "isMeta")
-        }
+        payload = {k: v for k, v in rec.items() if k not in _ENVELOPE_KEYS}
         payload["forkedFrom"] = {"sessionId": source_id, "messageUuid": rec.get("uuid")}
         transcript.append(rec["type"], payload)
     for r in reader.session_rules:
         transcript.meta("session-rule", **r)
+    if reader.read_file_state:
+        transcript.meta("read-file-state", files=reader.read_file_state)
+    if reader.background_tasks:
+        transcript.meta("background-tasks", tasks=reader.background_tasks)
+    if reader.title:
+        transcript.meta("custom-title", customTitle=reader.title)

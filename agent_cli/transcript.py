@@ -31,6 +31,7 @@ __all__ = [
     "TranscriptReader",
     "TranscriptWriter",
     "data_dir",
+    "has_conversation",
     "list_sessions",
     "project_dir",
     "project_slug",
@@ -224,7 +225,7 @@ def read_records(path: Path, warnings: list[str] | None = None) -> Iterator[dict
             torn = not raw.endswith(b"\n")
             try:
                 rec = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (ValueError, RecursionError):  # bad JSON, bad UTF-8, absurd nesting
                 what = "torn last line" if torn else "unreadable line"
                 warn.append(f"{path.name}:{lineno}: skipped {what}")
                 continue
@@ -252,50 +253,106 @@ class TranscriptReader:
 
     @classmethod
     def load(cls, path: Path) -> TranscriptReader:
+        """Read a transcript; never raises on bad content (only OSError for an unreadable file)."""
         r = cls(path)
         unknown: set[str] = set()
+        tasks: dict[str, dict[str, Any]] = {}
         for rec in read_records(path, r.warnings):
             kind = rec["type"]
-            r.session_id = r.session_id or rec.get("sessionId")
+            r.session_id = r.session_id or _str_or_none(rec.get("sessionId"))
             if kind in ("user", "assistant"):
                 msg = rec.get("message")
-                if not isinstance(msg, dict) or "content" not in msg:
-                    r.warnings.append(f"{path.name}: skipped a {kind} record without a message")
+                if not isinstance(msg, dict) or not _valid_content(msg.get("content")):
+                    r.warnings.append(
+                        f"{path.name}: skipped a {kind} record with a malformed message"
+                    )
                     continue
                 r.records.append(rec)
-                r.messages.append({"role": msg.get("role", kind), "content": msg["content"]})
+                r.messages.append({"role": kind, "content": msg["content"]})
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "system":
                 r.records.append(rec)
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "permission-mode":
-                r.permission_mode = rec.get("mode")
+                r.permission_mode = _str_or_none(rec.get("mode")) or r.permission_mode
             elif kind == "session-rule":
-                r.session_rules.append(
-                    {"behavior": rec.get("behavior", ""), "rule": rec.get("rule", "")}
-                )
+                r._apply_rule(rec)
             elif kind == "read-file-state":
-                r.read_file_state = list(rec.get("files") or [])
+                files = rec.get("files")
+                r.read_file_state = (
+                    [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
+                )
             elif kind == "background-tasks":
-                r.background_tasks = list(rec.get("tasks") or [])
+                # Each record is the list at one moment; a resumed session writes only its own
+                # tasks, so merge by id (later records win) to keep the earlier runs' tasks.
+                for task in rec.get("tasks") or []:
+                    if isinstance(task, dict):
+                        key = str(task.get("task_id") or task.get("id") or len(tasks))
+                        tasks[key] = task
             elif kind in ("custom-title", "summary"):
                 r.title = rec.get("customTitle") or rec.get("summary") or r.title
             elif kind not in KNOWN_TYPES:
                 unknown.add(kind)
+        r.background_tasks = list(tasks.values())
         for kind in sorted(unknown):
             r.warnings.append(f"{path.name}: skipped records of unknown type {kind!r}")
+        if not r.messages:
+            r.warnings.append(f"{path.name}: no readable messages in this session")
         return r
 
+    def _apply_rule(self, rec: dict[str, Any]) -> None:
+        rule = {"behavior": str(rec.get("behavior", "")), "rule": str(rec.get("rule", ""))}
+        if rec.get("action") == "remove":
+            self.session_rules = [r for r in self.session_rules if r != rule]
+        elif rule not in self.session_rules:
+            self.session_rules.append(rule)
+
     def first_prompt(self) -> str | None:
-        for m in self.messages:
-            if m["role"] == "user":
-                c = m["content"]
-                if isinstance(c, str):
-                    return c
-                for b in c:
-                    if isinstance(b, dict) and b.get("type") == "text":
-                        return str(b.get("text", ""))
+        """The first thing the user typed (not injected context, not tool results): a title."""
+        for rec in self.records:
+            if rec["type"] != "user" or rec.get("isMeta") or rec.get("isCompactSummary"):
+                continue
+            content = rec["message"]["content"]
+            if isinstance(content, str):
+                if content.strip():
+                    return content
+                continue
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text")).strip():
+                    return str(b["text"])
         return None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _valid_content(content: Any) -> bool:
+    if isinstance(content, str):
+        return True
+    if not isinstance(content, list):
+        return False
+    # tool blocks must name their ids, or pairing calls with results would fail later
+    for b in content:
+        if not isinstance(b, dict):
+            return False
+        kind = b.get("type")
+        if kind == "tool_use" and not (isinstance(b.get("id"), str) and b.get("name")):
+            return False
+        if kind == "tool_result" and not isinstance(b.get("tool_use_id"), str):
+            return False
+    return True
+
+
+def has_conversation(path: Path) -> bool:
+    """True when the transcript holds at least one readable message (stops at the first)."""
+    try:
+        for rec in read_records(path):
+            if rec["type"] in ("user", "assistant") and isinstance(rec.get("message"), dict):
+                return True
+    except OSError:
+        return False
+    return False
 
 
 @dataclass(frozen=True, slots=True)
