@@ -175,7 +175,7 @@ async def _tui_tour(answers: dict[str, str], after: str | None = None) -> tuple[
     """Run the TUI tour answering each prompt by tool name; returns (workspace, assistant texts)."""
     from agent_cli.session import AgentSession
     from agent_cli.tui.permission import PermissionScreen
-    from agent_cli.tui.widgets import AssistantMessage
+    from agent_cli.tui.widgets import AssistantMessage, NoticeLine
 
     ws = DemoWorkspace.create(SOURCE)
     server = ScriptedServer(build_scenario(ws.project, print_mode=False, extra_turns=1)).start()
@@ -200,8 +200,10 @@ async def _tui_tour(answers: dict[str, str], after: str | None = None) -> tuple[
                     await _wait(pilot, lambda: len(app.query(AssistantMessage)) > shown)
                     await _wait(pilot, lambda: not app.turn_running)
                 texts = [m.source for m in app.query(AssistantMessage)]
+                notices = [n.notice_text for n in app.query(NoticeLine)]
     finally:
         server.stop()
+    assert any(n.startswith("Demo: a scripted model") for n in notices), notices
     assert server.failures == [], server.failures
     assert asked == ["Edit", "Bash"], "the Edit and the test command ask; rm is denied by rule"
     return ws, texts
