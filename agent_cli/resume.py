@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.messages import answer_dangling_tool_uses, tool_use_ids
+from agent_cli.session_api import BackgroundTaskView
 from agent_cli.transcript import (
     TranscriptReader,
     TranscriptWriter,
@@ -26,6 +27,7 @@ __all__ = [
     "coalesce_messages",
     "copy_for_fork",
     "find_session",
+    "previous_tasks",
     "repair_for_resume",
 ]
 
@@ -161,3 +163,24 @@ def copy_for_fork(reader: TranscriptReader, transcript: TranscriptWriter) -> Non
         transcript.meta("background-tasks", tasks=reader.background_tasks)
     if reader.title:
         transcript.meta("custom-title", customTitle=reader.title)
+
+
+def previous_tasks(tasks: list[dict[str, Any]]) -> list[BackgroundTaskView]:
+    """Background tasks recorded by an earlier run, as views.
+
+    None of them runs under this process any more: one the earlier run left "running" (it was
+    killed before it could stop its tasks) is shown as ``detached`` — its process may still be
+    alive on its own, and its output log is still on disk.
+    """
+    views = []
+    for t in tasks:
+        task_id = str(t.get("task_id") or t.get("id") or "")
+        if not task_id:
+            continue
+        status = str(t.get("status") or "unknown")
+        views.append(
+            BackgroundTaskView(
+                task_id, str(t.get("command", "")), "detached" if status == "running" else status
+            )
+        )
+    return views
