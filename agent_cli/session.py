@@ -18,7 +18,13 @@ from agent_cli.events import AgentEvent, Notice
 from agent_cli.loop import AgentLoop, LoopConfig, ModelPort
 from agent_cli.options import RunOptions
 from agent_cli.prompt import build_system_prompt, gather_environment
-from agent_cli.resume import SessionError, copy_for_fork, find_session, repair_for_resume
+from agent_cli.resume import (
+    SessionError,
+    copy_for_fork,
+    find_session,
+    previous_tasks,
+    repair_for_resume,
+)
 from agent_cli.session_api import BackgroundTaskView, PermissionHandler, RuleView, ToolView
 from agent_cli.transcript import TranscriptReader, TranscriptWriter, list_sessions, project_dir
 from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource, RuleValue
@@ -360,6 +366,10 @@ class AgentSession:
             remove_permission_rule(local_settings_path(self.cwd), behavior, rule)
         elif source != RuleSource.SESSION.value:
             raise ValueError(f"rules from {source} can only be removed by editing that file")
+        elif self.transcript is not None:  # or a resume would bring the rule back
+            self.transcript.meta(
+                "session-rule", behavior=behavior, rule=str(value), action="remove"
+            )
         self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=keep))
         return True
 
@@ -372,9 +382,12 @@ class AgentSession:
 
     def background_tasks(self) -> list[BackgroundTaskView]:
         manager = self.ctx.state.shared.get("background_tasks")
-        if manager is None:
-            return []
-        return [BackgroundTaskView(s.task_id, s.command, s.status) for s in manager.list()]
+        live = [] if manager is None else manager.list()
+        views = [BackgroundTaskView(s.task_id, s.command, s.status) for s in live]
+        seen = {v.task_id for v in views}
+        # Tasks of the run this session resumed: listed, but no longer ours to manage.
+        views += [v for v in previous_tasks(self.restored_tasks) if v.task_id not in seen]
+        return views
 
     def usage_summary(self) -> dict[str, Any]:
         u = self.loop.usage
