@@ -38,9 +38,10 @@ def _flag_tokens(prog: str, word: str, known_long: frozenset[str]) -> list[str]:
         aliases = _LONG_ALIASES.get(prog, {})
         if name not in aliases and name not in known_long:
             # GNU getopt accepts any unambiguous prefix of a long option
-            hits = {full for full in (*aliases, *known_long) if full.startswith(name)}
+            # (ambiguous between spellings of one flag is still that flag: --for, git push)
+            hits = {aliases.get(f, f) for f in (*aliases, *known_long) if f.startswith(name)}
             if len(hits) == 1:
-                name = hits.pop()
+                return [hits.pop()]
         return [aliases.get(name, name)]
     if _SHORT_CLUSTER.fullmatch(word):
         shorts = _SHORT_ALIASES.get(prog, {})

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from permissions.bash.script import ParsedScript, Redirect, SimpleCommand, get_parser
+from permissions.bash.validators import test_operands_safe
 from permissions.bash.words import Word, backtick_bodies, eval_word, literal_word
 
 __all__ = [
@@ -32,6 +33,7 @@ _TEST_OPERANDS = frozenset(
     | {"simple_expansion", "expansion", "translated_string", "test_operator", "regex"}
     | {"command_substitution", "arithmetic_expansion", "extglob_pattern"}
 )
+_ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
 # Programs that print their operands: `echo 'rm x' | sh` feeds the shell that text.
 _ECHOERS = frozenset({"echo", "printf"})
 
@@ -108,6 +110,12 @@ class _Walker:
         elif t == "command_substitution":
             self.sub_walk(node)
             self.escaped_backquotes(node)
+        elif t in _ARITHMETIC or (t == "compound_statement" and node.child(0).type == "(("):
+            self.sub_walk(node)
+            # `(( 'a[$(cmd)]' ))`: a quoted operand is still evaluated, subscript and all
+            words = self.test_words(node)
+            if not test_operands_safe([w.value for w in words]):
+                self.emit(SimpleCommand(self.text(node), "test", words))
         elif t == "function_definition":
             self.function(node)
         elif t in _REDIRECT_TYPES:
@@ -188,7 +196,7 @@ class _Walker:
             elif child.is_named and ct != "comment":
                 words.append(self.word(child))
                 if ct not in _LEAF_WORDS:
-                    self.sub_walk(child)
+                    self.walk(child)
         self.emit(SimpleCommand(self.text(node), "command", tuple(words), tuple(assigns)))
         idx = len(self.commands) - 1
         for r in redirect_nodes:
@@ -202,7 +210,7 @@ class _Walker:
             return name, literal_word("")
         vnode = value_nodes[0]
         if vnode.type not in _LEAF_WORDS:
-            self.sub_walk(vnode)
+            self.walk(vnode)
         if vnode.type == "array":
             return name, Word(self.text(vnode), None, None)
         return name, self.word(vnode)
@@ -232,7 +240,7 @@ class _Walker:
             elif child.type != "comment":
                 words.append(self.word(child))
                 if child.type not in _LEAF_WORDS:
-                    self.sub_walk(child)
+                    self.walk(child)
         kind = "unset" if node.type == "unset_command" else "declaration"
         self.emit(SimpleCommand(self.text(node), kind, tuple(words), tuple(assigns)))
 
@@ -299,11 +307,11 @@ class _Walker:
             elif target is None:
                 target = self.word(child)
                 if ct not in _LEAF_WORDS:
-                    self.walk(child) if ct == "process_substitution" else self.sub_walk(child)
+                    self.walk(child)
             else:
                 # `echo a > f b`: words after the target are arguments of the command
                 if ct not in _LEAF_WORDS:
-                    self.sub_walk(child)
+                    self.walk(child)
         op = "".join(ops)
         if t == "heredoc_redirect":
             before = len(self.commands)

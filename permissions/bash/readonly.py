@@ -74,7 +74,8 @@ PROGRAMS: dict[str, ProgramSpec] = {
         unsafe_short="bF", unsafe_long={"--boot", "--file"}, operand_check="no-operands"
     ),
     "file": _spec(unsafe_short="C", unsafe_long={"--compile"}, short_value="mfFeP"),
-    "tree": _spec(unsafe_short="o", short_value="LPIH", long_value={"--filelimit"}),
+    # -R with -H re-runs tree in every directory, writing 00Tree.html files
+    "tree": _spec(unsafe_short="oR", short_value="LPIH", long_value={"--filelimit"}),
     "sort": _spec(
         unsafe_short="o",
         unsafe_long={"--output", "--compress-program"},
@@ -141,7 +142,7 @@ def _flags_ok(spec: ProgramSpec, args: Sequence[str]) -> tuple[bool, list[str]]:
             if name in spec.unsafe_long:
                 return False, operands
             # unambiguous prefixes of unsafe long options work in GNU getopt (--outp=x)
-            if len(name) > 3 and any(u.startswith(name) for u in spec.unsafe_long):
+            if len(name) > 2 and any(u.startswith(name) for u in spec.unsafe_long):
                 return False, operands
             if name in spec.long_value and not eq:
                 i += 1

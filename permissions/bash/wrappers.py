@@ -94,8 +94,8 @@ _WRAPPER_OPTS: dict[str, _Opts] = {
             | {"--type", "--other-user", "--command-timeout"}
         ),
     ),
-    "xargs": _Opts(
-        _F("nLPsdEIal"),
+    "xargs": _Opts(  # -l and -i take their optional value only attached (-l5, -i{})
+        _F("nLPsdEIa"),
         _F(
             {"--max-args", "--max-lines", "--max-procs", "--max-chars", "--delimiter"}
             | {"--eof", "--replace", "--arg-file", "--process-slot-var"}
