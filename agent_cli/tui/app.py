@@ -32,7 +32,15 @@ from agent_cli.tui.labels import status_text
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
 from agent_cli.tui.styles import APP_CSS
-from agent_cli.tui.widgets import AssistantMessage, NoticeLine, StatusBar, ToolCall, UserMessage
+from agent_cli.tui.widgets import (
+    AssistantMessage,
+    MarkdownText,
+    NoticeLine,
+    StatusBar,
+    StreamStats,
+    ToolCall,
+    UserMessage,
+)
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 __all__ = ["LOCAL_SETTINGS", "NerveApp"]
@@ -40,7 +48,8 @@ __all__ = ["LOCAL_SETTINGS", "NerveApp"]
 LOCAL_SETTINGS = ".nerve/settings.local.json"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
 CTRL_D_WINDOW_S = 1.0
-FORCE_STOP_S = 3.0  # if the session ignores abort() this long, the UI stops listening
+FORCE_STOP_S = 3.0
+SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this  # if the session ignores abort() this long, the UI stops listening
 
 
 class NerveApp(App[int]):
@@ -79,6 +88,7 @@ class NerveApp(App[int]):
         self.interrupted = False
         self.queued: list[str] = []
         self._assistant: AssistantMessage | None = None
+        self.stream_stats = StreamStats()
         self._tool_widgets: dict[str, ToolCall] = {}
         self._perm_lock = asyncio.Lock()
         self._last_ctrl_d = 0.0
@@ -193,6 +203,14 @@ class NerveApp(App[int]):
             if self.queued:
                 self.call_later(self.start_turn, self.queued.pop(0))
 
+    @work(group="settle")
+    async def _settle(self, widget: AssistantMessage) -> None:
+        """Drain a finished stream chunk, then swap it for a single-widget rendering."""
+        await widget.finish()
+        if widget.is_attached and widget.source.strip():
+            await self.conversation.mount(MarkdownText(widget.source), before=widget)
+            await widget.remove()
+
     async def _end_text(self) -> None:
         assistant, self._assistant = self._assistant, None
         if assistant is not None:
@@ -203,10 +221,19 @@ class NerveApp(App[int]):
         if isinstance(event, TextDelta):
             if self.interrupted:
                 return
+            text = event.text
+            a = self._assistant
+            if a is not None and a.fed_chars >= SPLIT_CHARS and not a.fence_open and "\n\n" in text:
+                # A long answer continues in a fresh widget at a paragraph break, so each
+                # append re-parses a small document; the finished part collapses to one widget.
+                head, _, text = text.partition("\n\n")
+                a.feed(head)
+                self._assistant = None
+                self._settle(a)
             if self._assistant is None:
-                self._assistant = AssistantMessage()
+                self._assistant = AssistantMessage(stats=self.stream_stats)
                 await self.conversation.add(self._assistant)
-            self._assistant.feed(event.text)
+            self._assistant.feed(text)
         elif isinstance(event, ToolStarted):
             await self._end_text()
             widget = ToolCall(event.tool_use_id, event.header or event.name)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from dataclasses import dataclass
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -15,8 +17,10 @@ from agent_cli.tui.labels import collapse, content_text
 
 __all__ = [
     "AssistantMessage",
+    "MarkdownText",
     "NoticeLine",
     "StatusBar",
+    "StreamStats",
     "ToolCall",
     "UserMessage",
 ]
@@ -42,6 +46,30 @@ class NoticeLine(Static):
         self.notice_text = text
 
 
+@dataclass
+class StreamStats:
+    """Deltas handed to assistant widgets and deltas rendered, over the whole app."""
+
+    received: int = 0
+    rendered: int = 0
+
+    @property
+    def backlog(self) -> int:
+        return self.received - self.rendered
+
+
+class MarkdownText(Static):
+    """Finished assistant text as ONE widget (Rich Markdown).
+
+    Textual's Markdown widget mounts a widget per block; thousands of them make every layout
+    pass slow. Stored messages and finished stream chunks use this instead.
+    """
+
+    def __init__(self, source: str) -> None:
+        super().__init__(RichMarkdown(source), classes="assistant")
+        self.source = source
+
+
 class AssistantMessage(Markdown):
     """Assistant text, streamed.
 
@@ -50,13 +78,16 @@ class AssistantMessage(Markdown):
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
     """
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", stats: StreamStats | None = None) -> None:
         super().__init__(text, classes="assistant")
         self._pending: list[str] = []
         self._wake = asyncio.Event()
         self._stream_task: asyncio.Task[None] | None = None
+        self.stats = stats if stats is not None else StreamStats()
         self.received = 0  # deltas handed to feed()
         self.rendered = 0  # deltas whose append has completed
+        self.fed_chars = 0
+        self.fence_open = False  # inside a ``` block: never split there
 
     @property
     def backlog(self) -> int:
@@ -69,6 +100,10 @@ class AssistantMessage(Markdown):
             return
         self._pending.append(text)
         self.received += 1
+        self.stats.received += 1
+        self.fed_chars += len(text)
+        if text.count("```") % 2:
+            self.fence_open = not self.fence_open
         self._wake.set()
         if self._stream_task is None:
             self._stream_task = asyncio.create_task(self._run())
@@ -83,19 +118,21 @@ class AssistantMessage(Markdown):
                 batch, self._pending = self._pending, []
                 await asyncio.shield(self.append("".join(batch)))
                 self.rendered += len(batch)
+                self.stats.rendered += len(batch)
         except asyncio.CancelledError:
             pass
         if self._pending:
             batch, self._pending = self._pending, []
             await self.append("".join(batch))
             self.rendered += len(batch)
+            self.stats.rendered += len(batch)
 
     async def finish(self) -> None:
         """Render whatever is queued and stop the updater."""
         task, self._stream_task = self._stream_task, None
         if task is not None:
             # Let the updater drain before cancelling it, so the tail is never lost.
-            while self._pending and not task.done():
+            while self.rendered < self.received and not task.done():
                 await asyncio.sleep(0.005)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

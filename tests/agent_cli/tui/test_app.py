@@ -216,3 +216,24 @@ async def test_ctrl_j_newline_and_history_across_restarts(tmp_path: Path, make_a
         await pilot.press("down")
         assert app2.prompt_input.text == ""
     second.check()
+
+
+async def test_long_answer_splits_at_paragraphs_and_keeps_all_text(
+    session: FakeSession, make_app: Any
+) -> None:
+    from agent_cli.tui.widgets import MarkdownText
+
+    para = "word " * 200  # 1,000 chars
+    fence = "```\n" + ("code line\n\n" * 300) + "```"  # blank lines inside a fence: no split
+    parts = [para, "\n\n", para, "\n\n", fence, "\n\n", para, "\n\n", para, "\n\n", para]
+    session.turns = [[*(TextDelta(p) for p in parts), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "long")
+        await wait_for(pilot, lambda: not app.turn_running)
+        await wait_for(pilot, lambda: len(app.query(MarkdownText)) >= 1)
+        chunks = [w.source for w in app.query(".assistant")]  # type: ignore[attr-defined]
+        assert len(chunks) >= 2
+        assert "\n\n".join(chunks) == "".join(parts)
+        assert all(c.count("```") % 2 == 0 for c in chunks)  # never split inside a fence
+        assert app.stream_stats.backlog == 0

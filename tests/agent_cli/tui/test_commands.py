@@ -12,7 +12,7 @@ from agent_cli.session_api import RuleView, ToolView
 from agent_cli.tui.commands import parse_slash
 from agent_cli.tui.conversation import WINDOW, entries_from_messages
 from agent_cli.tui.resume import ResumeScreen
-from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets import MarkdownText, NoticeLine, ToolCall, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 
@@ -224,7 +224,7 @@ async def test_resume_picker_filters_and_resumes(session: FakeSession, make_app:
         await wait_for(pilot, lambda: app.query(ToolCall))
         assert session.session_id == "s-old"
         assert app.query_one(UserMessage).prompt_text == "Add dark mode"
-        assert app.query_one(AssistantMessage).source == "Looking."
+        assert app.query_one(MarkdownText).source == "Looking."
         tool = app.query_one(ToolCall)
         assert tool.header == "Read(a.css)" and tool.result_text == "body {}"
 
@@ -239,10 +239,10 @@ async def test_long_conversation_mounts_lazily(session: FakeSession, make_app: A
     async with app.run_test(size=SIZE) as pilot:
         await run(pilot, "/resume big")
         await wait_for(pilot, lambda: len(app.query(UserMessage)) > 0)
-        mounted = len(app.query(UserMessage)) + len(app.query(AssistantMessage))
+        mounted = len(app.query(UserMessage)) + len(app.query(MarkdownText))
         assert mounted == WINDOW
         assert app.conversation.unmounted == 2000 - WINDOW
-        assert app.query(AssistantMessage).last().source == "message 1999"
+        assert app.query(MarkdownText).last().source == "message 1999"
         app.conversation.scroll_home(animate=False)
         await wait_for(pilot, lambda: app.conversation.unmounted == 2000 - 2 * WINDOW)
         first = app.query(UserMessage).first()
