@@ -152,7 +152,7 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         f.read_only = False
     if (f.core and basename(f.core[0]) in _NO_SUGGEST) or f.via_xargs:
         f.no_suggest = True
-    if f.core and any(deny_unwrap(f.core)):
+    if f.core and not f.read_only and not f.no_suggest and any(deny_unwrap(f.core)):
         f.no_suggest = True  # it runs another command: a prefix rule would cover too much
     if prog in _BUILTINS_STATEFUL:
         f.read_only = False

@@ -19,7 +19,7 @@ from permissions.bash.analysis import (
     deny_forms_of_command,
 )
 from permissions.bash.effects import WalkState
-from permissions.bash.match import CompiledPattern, compile_pattern
+from permissions.bash.match import RuleMatcher, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
 from permissions.bash.scan import scan_segments
 from permissions.bash.types import BashAssessment, SubcommandTrace
@@ -47,30 +47,41 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _JOINING_CONTINUATION_RE = re.compile(r"[^\s\\]\\\n\S")
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 
-_Rules = list[tuple[PermissionRule, CompiledPattern]]
+_Matchers = tuple[
+    RuleMatcher[PermissionRule], RuleMatcher[PermissionRule], RuleMatcher[PermissionRule]
+]
+_MATCHERS: dict[int, tuple[tuple[PermissionRule, ...], _Matchers]] = {}
 
 
-def _bash_rules(ctx: PermissionContext, behavior: RuleBehavior) -> _Rules:
-    return [
-        (r, compile_pattern(r.value.content))
-        for r in ctx.rules
-        if r.behavior is behavior and r.value.tool_name == "Bash"
-    ]
+def _compile(
+    rules: Sequence[PermissionRule], behavior: RuleBehavior
+) -> RuleMatcher[PermissionRule]:
+    return RuleMatcher(
+        [
+            (r, compile_pattern(r.value.content))
+            for r in rules
+            if r.behavior is behavior and r.value.tool_name == "Bash"
+        ]
+    )
 
 
-def _first_match(
-    rules: _Rules, forms: Sequence[Sequence[str]], flag_sets: bool = True
-) -> PermissionRule | None:
-    """The first rule matching any form. ``flag_sets``: also the reordered-flags match (deny
-    and ask only: for an allow rule, more flags than written must not widen what it covers)."""
-    if not rules or not forms:
-        return None
-    texts = [" ".join(f) for f in forms]
-    for rule, pat in rules:
-        for argv, text in zip(forms, texts, strict=True):
-            if pat.matches(text) or (flag_sets and pat.matches_flags(argv)):
-                return rule
-    return None
+def _matchers(ctx: PermissionContext) -> _Matchers:
+    """Deny, ask and allow matchers of ``ctx``'s Bash rules, compiled once per rules tuple
+    (contexts are rebuilt per call, their rules tuple is usually the same object)."""
+    rules = ctx.rules
+    hit = _MATCHERS.get(id(rules)) if type(rules) is tuple else None
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    out = (
+        _compile(rules, RuleBehavior.DENY),
+        _compile(rules, RuleBehavior.ASK),
+        _compile(rules, RuleBehavior.ALLOW),
+    )
+    if type(rules) is tuple:
+        if len(_MATCHERS) > 64:
+            _MATCHERS.clear()
+        _MATCHERS[id(rules)] = (rules, out)
+    return out
 
 
 def _suggestion(core: Sequence[str]) -> RuleValue | None:
@@ -91,9 +102,7 @@ def _suggestion(core: Sequence[str]) -> RuleValue | None:
 
 
 def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
-    deny_rules = _bash_rules(ctx, RuleBehavior.DENY)
-    ask_rules = _bash_rules(ctx, RuleBehavior.ASK)
-    allow_rules = _bash_rules(ctx, RuleBehavior.ALLOW)
+    deny_rules, ask_rules, allow_rules = _matchers(ctx)
     script: ParsedScript = parse_simple_commands(command)
     problems: list[str] = []
     if script.has_error:
@@ -106,9 +115,10 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         problems.append("a line continuation joins two parts of one word")
 
     facts = [analyse_command(c, script) for c in script.commands]
-    forms = [deny_forms_of_command(f.cmd) for f in facts]
+    checks = bool(deny_rules or ask_rules)
+    forms = [deny_forms_of_command(f.cmd) if checks else [] for f in facts]
     extra: list[list[str]] = []
-    if problems or "\xa0" in command:
+    if checks and (problems or "\xa0" in command):
         extra = deny_forms_of_argvs(scan_segments(command))
 
     def finish(verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
@@ -130,17 +140,17 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
 
     judgements: list[str] = ["" for _ in facts]
     for i, fm in enumerate(forms):
-        rule = _first_match(deny_rules, fm)
+        rule = deny_rules.first(fm)
         if rule is not None:
             judgements[i] = f"denied by {rule.value}"
             return finish(
                 Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule)
             )
-    rule = _first_match(deny_rules, extra)
+    rule = deny_rules.first(extra)
     if rule is not None:
         return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
     for i, fm in enumerate(forms):
-        rule = _first_match(ask_rules, fm)
+        rule = ask_rules.first(fm)
         if rule is not None:
             judgements[i] = f"ask rule {rule.value}"
             return finish(
@@ -151,7 +161,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
                     rule,
                 )
             )
-    rule = _first_match(ask_rules, extra)
+    rule = ask_rules.first(extra)
     if rule is not None:
         return finish(
             Verdict(
@@ -171,7 +181,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         state.check_git_after_cd(f)
         allowed = None
         if not f.problems and f.allow_forms:
-            allowed = _first_match(allow_rules, [a.split(" ") for a in f.allow_forms], False)
+            allowed = allow_rules.first([a.split(" ") for a in f.allow_forms], False)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
         elif allowed is not None and not f.writes:

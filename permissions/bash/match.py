@@ -10,8 +10,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Generic, TypeVar
 
-__all__ = ["CompiledPattern", "compile_pattern", "normalise_content"]
+_R = TypeVar("_R")
+
+__all__ = ["CompiledPattern", "RuleMatcher", "compile_pattern", "normalise_content"]
 
 _SHORT_CLUSTER = re.compile(r"-[A-Za-z]+")
 # Long spellings and case variants of short flags, per program, so that `Bash(rm -rf:*)` also
@@ -133,3 +136,38 @@ def compile_pattern(content: str | None) -> CompiledPattern:
     return CompiledPattern(
         c, regex, tuple(words[:k]), frozenset(flags), tuple(operands), open_ended
     )
+
+
+class RuleMatcher(Generic[_R]):
+    """The rules of one behaviour compiled together: one alternation of every rule's regex
+    rejects a command in a single ``fullmatch``; only a hit walks the rules in order."""
+
+    __slots__ = ("_always", "_combined", "_flagged", "_rules")
+
+    def __init__(self, rules: Sequence[tuple[_R, CompiledPattern]]) -> None:
+        self._rules = tuple(rules)
+        self._always = any(p.regex is None for _, p in rules)
+        regexes = [p.regex.pattern for _, p in rules if p.regex is not None]
+        self._combined = re.compile("|".join(f"(?:{r})" for r in regexes), re.DOTALL)
+        self._flagged = tuple(p for _, p in rules if p.flags)
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def first(self, forms: Sequence[Sequence[str]], flag_sets: bool = True) -> _R | None:
+        """The first rule (in rule order) matching any form. ``flag_sets``: also the
+        reordered-flags match (deny and ask only: more flags than written must not widen
+        what an allow rule covers)."""
+        if not self._rules or not forms:
+            return None
+        texts = [" ".join(f) for f in forms]
+        hit = self._always or any(self._combined.fullmatch(t) for t in texts)
+        if not hit and flag_sets and self._flagged:
+            hit = any(p.matches_flags(f) for p in self._flagged for f in forms)
+        if not hit:
+            return None
+        for rule, pat in self._rules:
+            for argv, text in zip(forms, texts, strict=True):
+                if pat.matches(text) or (flag_sets and pat.matches_flags(argv)):
+                    return rule
+        return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 
 __all__ = [
     "PROTECTED_DIRS",
@@ -45,7 +44,7 @@ def resolve_path(text: str, cwd: str | None, home: str) -> str | None:
 
 
 def is_protected(path: str) -> bool:
-    parts = PurePosixPath(path).parts
+    parts = [p for p in path.split("/") if p]  # resolved paths: no `.`/`..` left
     for i, part in enumerate(parts):
         if part in PROTECTED_DIRS:
             if part == ".claude" and i + 1 < len(parts) and parts[i + 1] == "worktrees":
