@@ -445,9 +445,9 @@ class AgentSession:
 
         manager = self.ctx.state.shared.get("background_tasks")
         if isinstance(manager, BackgroundTaskManager):
+            await manager.stop_all()  # first, so the record says how each task ended
             if self.transcript is not None:
                 self.transcript.meta("background-tasks", tasks=manager.records())
-            await manager.stop_all()
         hooks = self.ctx.hooks
         if hooks is not None and hooks.has_hooks("SessionEnd"):
             try:
