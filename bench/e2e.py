@@ -1,0 +1,373 @@
+"""End-to-end speed of the ``nerve`` process against the scripted model server.
+
+Run: ``.venv/bin/python bench/e2e.py [--rounds 5] [--no-profile]``. Prints medians; nothing here
+asserts. Each measured run is a fresh ``nerve`` process in an isolated HOME / data / config dir,
+talking to a ``ScriptedServer`` on 127.0.0.1 in this process.
+
+Cases
+  a. ``nerve -p hi``: one text turn.
+  b. ``nerve -p ... --output-format stream-json``: 20 tool calls over 4 model turns (5 Read,
+     5 Glob, 5 Grep, 5 Bash ``true``), then a closing text turn: 5 model requests in all.
+  c. ``nerve --version``.
+  Reference rows (not Nerve): the interpreter alone (``python -c pass``) and the interpreter
+  importing the Anthropic SDK (``python -c "import anthropic"``), to attribute start-up time.
+
+Measures
+  wall      spawn -> exit of the child, with ``os.wait4``.
+  peak RSS  the child's ``ru_maxrss`` from ``os.wait4`` (Linux: KiB).
+  model     the scripted server's serving time, summed over requests: from the moment a request
+            (headers and body) is in, to the last byte of its answer written. Measured on the
+            server side, so it is what a real model's streaming would replace.
+  tools     for each model turn, the longest ``duration_ms`` among that turn's ``tool_finished``
+            events (stream-json). All calls of one turn are concurrency-safe and fewer than the
+            executor's limit, so they run together and the longest one is how long the turn's
+            tools held the wall clock. ``duration_ms`` is the whole pipeline of that call (checks,
+            permission, run, budget), so this is generous to Nerve: the slowest call's own
+            pipeline steps are counted as tool time, not overhead.
+  overhead  wall - model - tools: what Nerve adds around the model and the tools — interpreter
+            start, imports, settings, session setup, the SDK, the loop, the other calls'
+            pipelines, transcript writes, exit. Target for (b): < 1 s.
+  startup   spawn -> the first request arrives at the server (part of overhead).
+  gaps      sum over turns of (end of answer k -> request k+1 arrives): tools + loop per turn.
+  teardown  end of the last answer -> exit.
+
+Targets: ``--version`` < 80 ms; (b) overhead < 1 s. The import-time profile (``python -X
+importtime`` of case a) lists the modules that cost most, cumulative and self.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use  # noqa: E402
+
+NERVE = str(Path(sys.executable).with_name("nerve"))
+VERSION_TARGET_MS = 80.0
+OVERHEAD_TARGET_MS = 1000.0
+ROUNDS = 5
+CASES = ("text", "tools", "version", "python", "sdk")
+REFERENCE = {"python": ["-c", "pass"], "sdk": ["-c", "import anthropic"]}
+
+
+class TimedServer(ScriptedServer):
+    """The scripted server, timing each request from "in" to "last byte out"."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(scenario)
+        self.spans: list[tuple[float, float]] = []
+
+    def _handle(self, h: Any) -> None:
+        # The body is read inside super()._handle; the headers are in by now, the body is tiny.
+        start = time.perf_counter()
+        try:
+            super()._handle(h)
+        finally:
+            self.spans.append((start, time.perf_counter()))
+
+
+@dataclass
+class Run:
+    wall_ms: float
+    rss_kib: int
+    rc: int
+    stdout: str
+    stderr: str
+    spawned: float
+    exited: float
+    spans: list[tuple[float, float]] = field(default_factory=list)
+
+
+def _env(root: Path, base_url: str | None) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_", "CLAUDE_"))
+    }
+    home = root / "home"
+    for d in (home, root / "policy", root / "claude-policy"):
+        d.mkdir(parents=True, exist_ok=True)
+    env.update(
+        HOME=str(home),
+        NERVE_DATA_DIR=str(root / "data"),
+        NERVE_CONFIG_DIR=str(home / ".nerve"),
+        CLAUDE_CONFIG_DIR=str(home / ".claude"),
+        NERVE_POLICY_DIR=str(root / "policy"),
+        NERVE_CLAUDE_POLICY_DIR=str(root / "claude-policy"),
+    )
+    if base_url is not None:
+        env.update(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=base_url)
+    return env
+
+
+def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str], server: TimedServer | None) -> Run:
+    """Run ``argv`` to completion; wall time and peak RSS come from ``os.wait4``."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        spawned = time.perf_counter()
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        exited = time.perf_counter()
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            wall_ms=(exited - spawned) * 1000,
+            rss_kib=usage.ru_maxrss,
+            rc=proc.returncode,
+            stdout=out.read(),
+            stderr=err.read(),
+            spawned=spawned,
+            exited=exited,
+            spans=list(server.spans) if server is not None else [],
+        )
+
+
+def _project(root: Path) -> Path:
+    project = root / "project"
+    (project / "pkg").mkdir(parents=True, exist_ok=True)
+    for i in range(5):
+        body = "".join(f"def f{i}_{n}(x):\n    return x + {n}\n\n" for n in range(40))
+        (project / "pkg" / f"mod{i}.py").write_text(body)
+    return project
+
+
+def scenario_text() -> Scenario:
+    return Scenario.of(Turn([text("Hello from the scripted model.")]))
+
+
+def scenario_tools(project: Path) -> Scenario:
+    """20 calls over 4 turns (each turn 5 concurrency-safe calls), then a closing text turn."""
+    files = [str(project / "pkg" / f"mod{i}.py") for i in range(5)]
+    batches = [
+        [tool_use("Read", {"file_path": f}) for f in files],
+        [tool_use("Glob", {"pattern": f"**/mod{i}.py"}) for i in range(5)],
+        [tool_use("Grep", {"pattern": f"def f{i}_1", "output_mode": "content"}) for i in range(5)],
+        [tool_use("Bash", {"command": "true"}) for _ in range(5)],
+    ]
+    turns = []
+    for t, blocks in enumerate(batches):
+        match = Match(tool_result_for=f"toolu_s{t - 1}_4") if t else None
+        turns.append(Turn(list(blocks), match=match))
+    turns.append(Turn([text("All done.")], match=Match(tool_result_for="toolu_s3_4")))
+    return Scenario(turns)
+
+
+def _tool_time_ms(stream_json: str) -> tuple[float, float, int, int]:
+    """(per-turn longest summed, plain sum, calls finished, calls denied) from stream-json."""
+    longest: dict[str, float] = {}
+    total = 0.0
+    calls = denied = 0
+    for line in stream_json.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("type") == "permission_decided" and event.get("decision") == "deny":
+            denied += 1
+        if event.get("type") != "tool_finished":
+            continue
+        calls += 1
+        turn = str(event.get("tool_use_id", "")).rsplit("_", 1)[0]  # toolu_s<turn>_<block>
+        ms = float(event.get("duration_ms") or 0)
+        total += ms
+        longest[turn] = max(longest.get(turn, 0.0), ms)
+    return sum(longest.values()), total, calls, denied
+
+
+@dataclass
+class Sample:
+    wall: float
+    rss_mib: float
+    model: float = 0.0
+    tools: float = 0.0
+    tools_sum: float = 0.0
+    startup: float = 0.0
+    gaps: float = 0.0
+    teardown: float = 0.0
+
+    @property
+    def overhead(self) -> float:
+        return self.wall - self.model - self.tools
+
+
+def _sample(run: Run, tools: tuple[float, float] = (0.0, 0.0)) -> Sample:
+    s = Sample(run.wall_ms, run.rss_kib / 1024, tools=tools[0], tools_sum=tools[1])
+    if run.spans:
+        spans = sorted(run.spans)
+        s.model = sum(b - a for a, b in spans) * 1000
+        s.startup = (spans[0][0] - run.spawned) * 1000
+        s.gaps = sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1)) * 1000
+        s.teardown = (run.exited - spans[-1][1]) * 1000
+    return s
+
+
+def bench_case(name: str, root: Path, rounds: int) -> list[Sample]:
+    project = _project(root)
+    samples: list[Sample] = []
+    for i in range(rounds + 1):  # round 0 warms the OS caches and .pyc files; not counted
+        run_root = root / f"{name}-{i}"
+        if name in REFERENCE or name == "version":
+            argv = [NERVE, "--version"] if name == "version" else [sys.executable, *REFERENCE[name]]
+            run = _spawn(argv, project, _env(run_root, None), None)
+            sample = _sample(run)
+        else:
+            scenario = scenario_text() if name == "text" else scenario_tools(project)
+            server = TimedServer(scenario)
+            server.start()
+            try:
+                if name == "text":
+                    argv = [NERVE, "-p", "hi"]
+                else:
+                    argv = [NERVE, "-p", "use the tools", "--output-format", "stream-json"]
+                    argv += ["--allowedTools", "Bash(true)"]
+                run = _spawn(argv, project, _env(run_root, server.base_url), server)
+            finally:
+                server.stop()
+            if server.failures or server.unconsumed_turns():
+                raise SystemExit(f"{name}: scripted server problems: {server.report()['failures']}")
+            tools = (0.0, 0.0)
+            if name == "tools":
+                longest, total, calls, denied = _tool_time_ms(run.stdout)
+                if calls != 20 or denied:
+                    raise SystemExit(
+                        f"tools: expected 20 allowed calls, got {calls} ({denied} denied)"
+                    )
+                tools = (longest, total)
+            sample = _sample(run, tools)
+        if run.rc != 0:
+            raise SystemExit(f"{name}: exit {run.rc}\n{run.stderr[-2000:]}")
+        if i:
+            samples.append(sample)
+    return samples
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def _table(results: dict[str, list[Sample]]) -> None:
+    header = (
+        f"{'case':<26}{'wall ms':>9}{'RSS MiB':>9}{'model':>8}{'tools':>8}{'overhead':>10}"
+        f"{'startup':>9}{'gaps':>8}{'teardown':>10}"
+    )
+    print(header)
+    print("-" * len(header))
+    labels = {
+        "text": "a. -p, one text turn",
+        "tools": "b. -p, 20 tool calls",
+        "version": "c. --version",
+        "python": "ref: python -c pass",
+        "sdk": "ref: import anthropic",
+    }
+    for name, samples in results.items():
+        m = {k: _median([getattr(s, k) for s in samples]) for k in vars(samples[0])}
+        overhead = _median([s.overhead for s in samples])
+        dash = "-"
+        timed = name in ("text", "tools")
+        model = f"{m['model']:.0f}" if timed else dash
+        tools = f"{m['tools']:.0f}" if name == "tools" else dash
+        ovh = f"{overhead:.0f}" if timed else dash
+        startup = f"{m['startup']:.0f}" if timed else dash
+        gaps = f"{m['gaps']:.0f}" if timed else dash
+        teardown = f"{m['teardown']:.0f}" if timed else dash
+        print(
+            f"{labels[name]:<26}{m['wall']:>9.0f}{m['rss_mib']:>9.1f}{model:>8}{tools:>8}"
+            f"{ovh:>10}{startup:>9}{gaps:>8}{teardown:>10}"
+        )
+    print()
+    if "tools" in results:
+        s = results["tools"]
+        print(
+            f"(b) tool time: per-turn longest {_median([x.tools for x in s]):.0f} ms, "
+            f"plain sum of 20 calls {_median([x.tools_sum for x in s]):.0f} ms"
+        )
+        b_overhead = _median([x.overhead for x in s])
+        verdict = "meets" if b_overhead < OVERHEAD_TARGET_MS else "MISSES"
+        print(
+            f"(b) overhead {b_overhead:.0f} ms {verdict} the target < {OVERHEAD_TARGET_MS:.0f} ms"
+        )
+    if "version" in results:
+        v = _median([x.wall for x in results["version"]])
+        verdict = "meets" if v < VERSION_TARGET_MS else "MISSES"
+        print(f"(c) --version {v:.0f} ms {verdict} the target < {VERSION_TARGET_MS:.0f} ms")
+
+
+PROFILED = "from agent_cli.cli import main; main()"
+
+
+def import_profile(root: Path, top: int = 15) -> None:
+    """``python -X importtime`` of case (a); the costliest imports, cumulative and self."""
+    project = _project(root)
+    server = TimedServer(scenario_text())
+    server.start()
+    try:
+        env = _env(root / "profile", server.base_url)
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", PROFILED, "-p", "hi"],
+            cwd=project,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        server.stop()
+    rows: list[tuple[int, int, str]] = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        try:
+            _, rest = line.split(":", 1)
+            self_text, cum_text, name = rest.split("|", 2)
+            # One space after the bar, then two more per nesting level.
+            rows.append((int(self_text), int(cum_text), name[1:]))
+        except ValueError:
+            continue
+    if not rows:
+        print(f"import profile: no data (exit {proc.returncode}): {proc.stderr[-500:]}")
+        return
+    top_level = [r for r in rows if not r[2].startswith(" ")]
+    total = sum(r[1] for r in top_level)
+    print(
+        f"\nImport-time profile of `nerve -p hi` (total of top-level imports {total / 1000:.0f} ms)"
+    )
+    print(f"{'cumulative ms':>14}  top-level import")
+    for _, cum, name in sorted(top_level, key=lambda r: -r[1])[:top]:
+        print(f"{cum / 1000:>14.1f}  {name.strip()}")
+    print(f"\n{'self ms':>14}  module (any depth)")
+    for self_us, _, name in sorted(rows, key=lambda r: -r[0])[:top]:
+        print(f"{self_us / 1000:>14.1f}  {name.strip()}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--no-profile", action="store_true")
+    args = parser.parse_args(argv)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"nerve end to end, median of {args.rounds} (after one warm-up run each)")
+    print(f"{os.cpu_count()} CPUs, load average {load} (a busy machine inflates every row)\n")
+    with tempfile.TemporaryDirectory(prefix="nerve-bench-") as tmp:
+        root = Path(tmp)
+        results = {name: bench_case(name, root / name, args.rounds) for name in CASES}
+        _table(results)
+        if not args.no_profile:
+            import_profile(root / "profile")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
