@@ -35,6 +35,8 @@ class ToolStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolProgress:
+    """``text`` is the tool's whole current progress view (replace what was shown, not append)."""
+
     tool_use_id: str
     progress: Any
     text: str = ""

@@ -157,9 +157,14 @@ class ToolCall(Vertical, can_focus=True):
         yield self._body
 
     def progress(self, text: str) -> None:
-        """Show the last few lines of output while the tool runs."""
+        """Show the last few lines of the tool's current progress rendering while it runs.
+
+        ``ToolProgress.text`` is the tool's whole current view (Bash: its last lines and a
+        count), so it replaces what was shown rather than adding to it.
+        """
         if self.result_text is not None or not text:
             return
+        self._tail.clear()
         for line in text.splitlines():
             self._tail.append(line[:300])
         self._body.update(Text("\n".join("  " + ln for ln in self._tail), style="dim"))

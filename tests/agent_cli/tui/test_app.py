@@ -90,10 +90,12 @@ async def test_progress_shows_last_lines(session: FakeSession, make_app: Any) ->
     async with app.run_test(size=SIZE):
         widget = ToolCall("t", "Bash(make)")
         await app.conversation.add(widget)
-        for i in range(10):
-            widget.progress(f"step {i}")
+        # Each progress event carries the tool's whole current view; the widget shows its tail.
+        for n in range(1, 11):
+            widget.progress("\n".join(f"step {i}" for i in range(n)))
         body = str(widget.query(".tool-body").first().render())
         assert "step 9" in body and "step 6" in body and "step 5" not in body
+        assert body.count("step 9") == 1
 
 
 async def test_shift_tab_cycles_modes(make_app: Any) -> None:
