@@ -132,6 +132,7 @@ class AgentLoop:
         self._abort: AbortSignal | None = None
         self._read_snapshot: list[dict[str, Any]] = []
         self._unrecorded_results: list[CallOutcome] | None = None
+        self._tasks_snapshot: list[dict[str, Any]] = []
         self.permission_denials: list[dict[str, Any]] = []
 
     # -- public --------------------------------------------------------------------------------
@@ -445,6 +446,7 @@ class AgentLoop:
                 self.messages.append(extra)
                 self._record_user(extra, isMeta=True)
         self._record_read_state()
+        self._record_background_tasks()
 
     def _record_result(self, outcome: CallOutcome) -> None:
         """Write one result as soon as it is known, so a kill later in the batch keeps it; never
@@ -461,6 +463,17 @@ class AgentLoop:
                     "output": outcome.output,
                 },
             )
+
+    def _record_background_tasks(self) -> None:
+        """After each batch (not only at exit), so a killed run still names its tasks."""
+        manager = self.ctx.state.shared.get("background_tasks")
+        records = getattr(manager, "records", None)
+        if self.transcript is None or not callable(records):
+            return
+        snapshot = records()
+        if snapshot != self._tasks_snapshot:
+            self._tasks_snapshot = snapshot
+            self.transcript.meta("background-tasks", tasks=snapshot)
 
     def _record_read_state(self) -> None:
         if self.transcript is None:
