@@ -13,7 +13,9 @@ a torn last line (and any garbage line) with a warning.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import enum
 import json
 import os
 import re
@@ -173,7 +175,11 @@ class TranscriptWriter:
         else:
             record.update({"sessionId": self.session_id, "timestamp": _now()})
         record.update(payload)
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        try:
+            line = _dumps(record)
+        except (TypeError, ValueError, RecursionError):
+            # An odd extra (a cyclic tool output...) must not cost the message: keep it as text.
+            line = _dumps({k: v if k == "message" else str(v) for k, v in record.items()})
         self._write_bytes(line.encode("utf-8", "surrogateescape"))
         if record_type in ENVELOPE_TYPES:
             self.last_uuid = rec_uuid
@@ -213,6 +219,29 @@ class TranscriptWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _dumps(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=_jsonable) + "\n"
+
+
+def _jsonable(value: Any) -> Any:
+    """Tool outputs are dataclasses or pydantic models: store their fields, not their repr."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="json")
+        except Exception:  # a model that cannot dump itself is still recorded, as text
+            return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)  # Path, datetime, enums...
 
 
 def read_records(path: Path, warnings: list[str] | None = None) -> Iterator[dict[str, Any]]:

@@ -170,3 +170,43 @@ def test_kill_while_waiting_for_the_next_answer(harness: Harness, killer: list) 
     result = _results(messages[2])["t_1"]
     assert result.get("is_error") is not True and "hello" in str(result["content"])
     assert messages[2]["content"][-1]["text"] == "go on"
+
+
+async def test_kill_leaves_the_background_task_listed_as_detached(
+    harness: Harness, killer: list, monkeypatch: Any
+) -> None:
+    from agent_cli.options import RunOptions
+    from agent_cli.session import AgentSession
+
+    pid_file = harness.project / "bg.txt"
+    first = Scenario.of(
+        Turn(
+            [
+                tool_use(
+                    "Bash",
+                    {"command": "echo $$ > bg.txt; sleep 30", "run_in_background": True},
+                    id="t_bg",
+                )
+            ]
+        ),
+        Turn([text("Waiting on it")], holds={0: "hold"}, match=Match(tool_result_for="t_bg")),
+    )
+    try:
+        _kill_when(
+            harness,
+            killer,
+            first,
+            lambda s: "#2 content_block_stop[0]" in s.marks and pid_file.exists(),
+        )
+        [path] = main_transcripts(harness)
+        tasks = [r for r in records(path) if r["type"] == "background-tasks"]
+        assert tasks and tasks[-1]["tasks"][0]["status"] == "running"
+        for key, value in harness.env_for(None).items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        session = AgentSession.create(RunOptions(continue_session=True), cwd=harness.project)
+        [view] = session.background_tasks()
+        assert view.status == "detached" and view.command.startswith("echo $$ > bg.txt")
+        await session.close()
+    finally:
+        kill_group(pid_file)
