@@ -117,6 +117,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     facts = [analyse_command(c, script) for c in script.commands]
     checks = bool(deny_rules or ask_rules)
     forms = [deny_forms_of_command(f.cmd) if checks else [] for f in facts]
+    texts = [[" ".join(a) for a in fm] for fm in forms]
     extra: list[list[str]] = []
     if checks and (problems or "\xa0" in command):
         extra = deny_forms_of_argvs(scan_segments(command))
@@ -140,7 +141,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
 
     judgements: list[str] = ["" for _ in facts]
     for i, fm in enumerate(forms):
-        rule = deny_rules.first(fm)
+        rule = deny_rules.first_of(fm, texts[i])
         if rule is not None:
             judgements[i] = f"denied by {rule.value}"
             return finish(
@@ -150,7 +151,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     if rule is not None:
         return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
     for i, fm in enumerate(forms):
-        rule = ask_rules.first(fm)
+        rule = ask_rules.first_of(fm, texts[i])
         if rule is not None:
             judgements[i] = f"ask rule {rule.value}"
             return finish(
@@ -181,7 +182,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         state.check_git_after_cd(f)
         allowed = None
         if not f.problems and f.allow_forms:
-            allowed = allow_rules.first([a.split(" ") for a in f.allow_forms], False)
+            allowed = allow_rules.first_of((), f.allow_forms, False)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
         elif allowed is not None and not f.writes:

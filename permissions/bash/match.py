@@ -160,14 +160,21 @@ class RuleMatcher(Generic[_R]):
         what an allow rule covers)."""
         if not self._rules or not forms:
             return None
-        texts = [" ".join(f) for f in forms]
+        return self.first_of(forms, [" ".join(f) for f in forms], flag_sets)
+
+    def first_of(
+        self, forms: Sequence[Sequence[str]], texts: Sequence[str], flag_sets: bool = True
+    ) -> _R | None:
+        """``first`` with the forms already joined into ``texts`` (same order)."""
+        if not self._rules or not texts:
+            return None
         hit = self._always or any(self._combined.fullmatch(t) for t in texts)
         if not hit and flag_sets and self._flagged:
             hit = any(p.matches_flags(f) for p in self._flagged for f in forms)
         if not hit:
             return None
         for rule, pat in self._rules:
-            for argv, text in zip(forms, texts, strict=True):
-                if pat.matches(text) or (flag_sets and pat.matches_flags(argv)):
+            for k, text in enumerate(texts):
+                if pat.matches(text) or (flag_sets and pat.matches_flags(forms[k])):
                     return rule
         return None

@@ -14,7 +14,15 @@ from typing import Any
 
 from permissions.bash.script import ParsedScript, Redirect, SimpleCommand, get_parser
 from permissions.bash.validators import test_operands_safe
-from permissions.bash.words import Word, backtick_bodies, eval_word, literal_word
+from permissions.bash.words import (
+    SPECIAL_CHARS_RE as _SPECIAL_RE,
+)
+from permissions.bash.words import (
+    Word,
+    backtick_bodies,
+    eval_word,
+    literal_word,
+)
 
 __all__ = [
     "ParsedScript",
@@ -192,6 +200,13 @@ class _Walker:
                     self.sub_walk(child)
             elif ct in _REDIRECT_TYPES:
                 redirect_nodes.append(child)
+            elif ct == "word":
+                # the common case inline: a plain word is its own value
+                text = child.text.decode("utf-8", "replace")
+                if _SPECIAL_RE.search(text) is None:
+                    words.append(Word(text, text, text))
+                else:
+                    words.append(self.word(child))
             elif child.is_named and ct != "comment":
                 words.append(self.word(child))
                 if ct not in _LEAF_WORDS:

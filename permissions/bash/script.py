@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from permissions.bash.words import Word
 
@@ -27,9 +27,9 @@ def get_parser() -> Any:
     return _parser
 
 
-@dataclass(frozen=True, slots=True)
-class Redirect:
-    """One redirection. ``target`` is None for heredocs and fd duplications without a word."""
+class Redirect(NamedTuple):
+    """One redirection (immutable). ``target`` is None for heredocs and fd duplications
+    without a word."""
 
     op: str
     fd: str | None
@@ -38,9 +38,9 @@ class Redirect:
     heredoc_quoted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """One simple command (or a pseudo-command: a bare assignment or a bare redirect).
+class SimpleCommand(NamedTuple):
+    """One simple command (or a pseudo-command: a bare assignment or a bare redirect);
+    immutable, a tuple because every parse builds several (a frozen dataclass is slower).
 
     ``kind``: "command", "declaration" (export/declare/local/readonly/typeset), "unset",
     "test" (``[ ]``/``[[ ]]``), "assignment" (``x=1`` alone), "redirect" (``> f`` alone).

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 __all__ = [
+    "SPECIAL_CHARS_RE",
     "Word",
     "backtick_bodies",
     "brace_expand",
@@ -23,7 +24,9 @@ __all__ = [
 ]
 
 _GLOB_CHARS = frozenset("*?[")
-_SPECIAL_RE = re.compile(r"[\\*?\[{`]")
+# characters that make an unquoted word more than its own text (escapes, globs, braces, `cmd`)
+SPECIAL_CHARS_RE = re.compile(r"[\\*?\[{`]")
+_SPECIAL_RE = SPECIAL_CHARS_RE
 _HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
 _HEX8 = re.compile(r"[0-9a-fA-F]{1,8}")
 _BRACE_RE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
