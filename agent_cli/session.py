@@ -440,6 +440,12 @@ class AgentSession:
         self.session_id = reader.session_id or path.stem
         return list(self.loop.messages)
 
+    def prewarm(self) -> None:
+        """Import the model SDK in the background (call after the UI's first frame)."""
+        prewarm = getattr(self._model_client, "prewarm", None)
+        if prewarm is not None:
+            prewarm()
+
     async def close(self) -> None:
         from tools.builtin.background import BackgroundTaskManager
 
@@ -523,7 +529,40 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
 
     if client is not None:
         return resolve_model(options.model, settings.model), client
-    from agent_cli.model.client import ModelClient
-
     config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
-    return config.model, ModelClient(config)
+    return config.model, _LazyModelClient(config)
+
+
+class _LazyModelClient:
+    """Builds the real client (and imports the SDK, ~0.7 s) on the first request, not at start.
+
+    ``prewarm()`` imports it in a background thread, so a UI can start it right after its first
+    frame and have it ready by the time the user has typed a prompt.
+    """
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self._client: Any = None
+
+    @staticmethod
+    def prewarm() -> None:
+        import threading
+
+        def load() -> None:
+            import agent_cli.model.client  # noqa: F401
+
+        threading.Thread(target=load, name="nerve-prewarm", daemon=True).start()
+
+    def _real(self) -> Any:
+        if self._client is None:
+            from agent_cli.model.client import ModelClient
+
+            self._client = ModelClient(self.config)
+        return self._client
+
+    async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._real().stream_turn(*args, **kwargs)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
