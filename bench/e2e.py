@@ -14,6 +14,7 @@ Cases
 
 Measures
   wall      spawn -> exit of the child, with ``os.wait4``.
+  cpu       the child's user + system CPU time (``os.wait4``): less sensitive to a busy machine.
   peak RSS  the child's ``ru_maxrss`` from ``os.wait4`` (Linux: KiB).
   model     the scripted server's serving time, summed over requests: from the moment a request
             (headers and body) is in, to the last byte of its answer written. Measured on the
@@ -82,6 +83,7 @@ class TimedServer(ScriptedServer):
 @dataclass
 class Run:
     wall_ms: float
+    cpu_ms: float
     rss_kib: int
     rc: int
     stdout: str
@@ -125,6 +127,7 @@ def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str], server: TimedSer
         err.seek(0)
         return Run(
             wall_ms=(exited - spawned) * 1000,
+            cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
             rss_kib=usage.ru_maxrss,
             rc=proc.returncode,
             stdout=out.read(),
@@ -190,6 +193,7 @@ def _tool_time_ms(stream_json: str) -> tuple[float, float, int, int]:
 @dataclass
 class Sample:
     wall: float
+    cpu: float
     rss_mib: float
     model: float = 0.0
     tools: float = 0.0
@@ -204,7 +208,7 @@ class Sample:
 
 
 def _sample(run: Run, tools: tuple[float, float] = (0.0, 0.0)) -> Sample:
-    s = Sample(run.wall_ms, run.rss_kib / 1024, tools=tools[0], tools_sum=tools[1])
+    s = Sample(run.wall_ms, run.cpu_ms, run.rss_kib / 1024, tools=tools[0], tools_sum=tools[1])
     if run.spans:
         spans = sorted(run.spans)
         s.model = sum(b - a for a, b in spans) * 1000
@@ -260,7 +264,7 @@ def _median(values: Sequence[float]) -> float:
 
 def _table(results: dict[str, list[Sample]]) -> None:
     header = (
-        f"{'case':<26}{'wall ms':>9}{'RSS MiB':>9}{'model':>8}{'tools':>8}{'overhead':>10}"
+        f"{'case':<26}{'wall ms':>9}{'cpu ms':>8}{'RSS MiB':>9}{'model':>8}{'tools':>8}{'overhead':>10}"
         f"{'startup':>9}{'gaps':>8}{'teardown':>10}"
     )
     print(header)
@@ -284,7 +288,7 @@ def _table(results: dict[str, list[Sample]]) -> None:
         gaps = f"{m['gaps']:.0f}" if timed else dash
         teardown = f"{m['teardown']:.0f}" if timed else dash
         print(
-            f"{labels[name]:<26}{m['wall']:>9.0f}{m['rss_mib']:>9.1f}{model:>8}{tools:>8}"
+            f"{labels[name]:<26}{m['wall']:>9.0f}{m['cpu']:>8.0f}{m['rss_mib']:>9.1f}{model:>8}{tools:>8}"
             f"{ovh:>10}{startup:>9}{gaps:>8}{teardown:>10}"
         )
     print()
