@@ -27,13 +27,13 @@ from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
     find_missing_file_alternative,
-    is_absolute_input,
     missing_file_message,
     record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
+from tools.builtin._path_field import PathField
 from tools.builtin._text import decode_bytes, encode_text, format_line, unified_diff
 from tools.context import ToolUseContext
 from tools.result import ContentBlock, ToolResult, ValidationError
@@ -223,24 +223,17 @@ async def _prepare_prompt(inp: EditInput, ctx: ToolUseContext) -> tuple[str | No
     return unified_diff(str(plan.path), plan.before, plan.after), None
 
 
+_FILE = PathField("file_path")
+
+
 def _validate(inp: EditInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if not is_absolute_input(inp.file_path):
-        return ValidationError(
-            f"file_path must be an absolute path, not a relative path: {inp.file_path!r}."
-        )
+    if (error := _FILE.check(inp)) is not None:
+        return error
     if inp.old_string == inp.new_string:
         return ValidationError(
             "No changes to make: old_string and new_string are exactly the same."
         )
     return None
-
-
-def _backfill(inp: EditInput, ctx: ToolUseContext) -> EditInput:
-    return inp.model_copy(update={"file_path": str(resolve_path(inp.file_path, ctx.cwd))})
-
-
-def _paths(inp: EditInput, ctx: ToolUseContext) -> tuple[Path, ...]:
-    return (resolve_path(inp.file_path, ctx.cwd),)
 
 
 def _to_content(data: Any) -> str | list[ContentBlock]:
@@ -265,8 +258,8 @@ edit_tool = build_tool(
     is_concurrency_safe=False,
     validate_input=_validate,
     permission_kind=ToolKind.EDIT,
-    permission_paths=_paths,
-    backfill_input=_backfill,
+    permission_paths=_FILE.paths,
+    backfill_input=_FILE.backfill,
     to_content=_to_content,
     render_call=lambda inp: inp.file_path,
     render_result=_render_result,

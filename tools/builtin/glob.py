@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from permissions.types import ToolKind
 from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import resolve_path
+from tools.builtin._path_field import PathField
 from tools.builtin._rg import VCS_DIRS, find_rg, run_rg, vcs_excludes
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
@@ -176,25 +177,20 @@ async def _call(inp: GlobInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     return ToolResult(data=text)
 
 
+_PATH = PathField("path", required=False)
+
+
 def _validate(inp: GlobInput, _ctx: ToolUseContext) -> ValidationError | None:
     if not inp.pattern.strip():
         return ValidationError("pattern must not be empty.")
-    if inp.path in ("undefined", "null"):
-        return ValidationError('Omit path for the current directory; do not pass "undefined".')
-    return None
-
-
-def _backfill(inp: GlobInput, ctx: ToolUseContext) -> GlobInput:
-    if inp.path is None:
-        return inp
-    return inp.model_copy(update={"path": str(resolve_path(inp.path, ctx.cwd))})
+    return _PATH.check(inp)
 
 
 def _paths(inp: GlobInput, ctx: ToolUseContext) -> tuple[Path, ...]:
     base, _ = _split_absolute(inp.pattern)
     if base is not None:
         return (Path(os.path.normpath(base)),)
-    return (resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd,)
+    return _PATH.paths(inp, ctx)
 
 
 def _render_call(inp: GlobInput) -> str:
@@ -220,7 +216,7 @@ glob_tool = build_tool(
     validate_input=_validate,
     permission_kind=ToolKind.READ,
     permission_paths=_paths,
-    backfill_input=_backfill,
+    backfill_input=_PATH.backfill,
     render_call=_render_call,
     render_result=_render_result,
 )

@@ -21,6 +21,7 @@ from permissions.types import ToolKind
 from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import resolve_path
 from tools.builtin._grep_format import MAX_COLUMNS, format_content, split_globs
+from tools.builtin._path_field import PathField
 from tools.builtin._rg import find_rg, run_rg, vcs_excludes
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
@@ -227,22 +228,13 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     return ToolResult(data=text)
 
 
+_PATH = PathField("path", required=False)
+
+
 def _validate(inp: GrepInput, _ctx: ToolUseContext) -> ValidationError | None:
     if inp.pattern == "":
         return ValidationError("pattern must not be empty.")
-    if inp.path in ("undefined", "null"):
-        return ValidationError('Omit path for the current directory; do not pass "undefined".')
-    return None
-
-
-def _backfill(inp: GrepInput, ctx: ToolUseContext) -> GrepInput:
-    if inp.path is None:
-        return inp
-    return inp.model_copy(update={"path": str(resolve_path(inp.path, ctx.cwd))})
-
-
-def _paths(inp: GrepInput, ctx: ToolUseContext) -> tuple[Path, ...]:
-    return (resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd,)
+    return _PATH.check(inp)
 
 
 def _render_call(inp: GrepInput) -> str:
@@ -266,8 +258,8 @@ grep_tool = build_tool(
     max_result_size_chars=20_000,
     validate_input=_validate,
     permission_kind=ToolKind.READ,
-    permission_paths=_paths,
-    backfill_input=_backfill,
+    permission_paths=_PATH.paths,
+    backfill_input=_PATH.backfill,
     render_call=_render_call,
     render_progress=_render_progress,
 )

@@ -20,13 +20,13 @@ from tools.base import ProgressFn, build_tool, default_to_content
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
-    is_absolute_input,
     missing_file_message,
     record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
+from tools.builtin._path_field import PathField
 from tools.builtin._text import unified_diff
 from tools.context import ToolUseContext
 from tools.result import ContentBlock, ToolResult, ValidationError
@@ -210,22 +210,15 @@ async def _prepare_prompt(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[
     return unified_diff(str(plan.path), plan.before, plan.after), None
 
 
+_NOTEBOOK = PathField("notebook_path")
+
+
 def _validate(inp: NotebookEditInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if not is_absolute_input(inp.notebook_path):
-        return ValidationError(
-            f"notebook_path must be an absolute path, not a relative path: {inp.notebook_path!r}."
-        )
+    if (error := _NOTEBOOK.check(inp)) is not None:
+        return error
     if inp.edit_mode == "insert" and inp.cell_type is None:
         return ValidationError("cell_type is required when using edit_mode=insert.")
     return None
-
-
-def _backfill(inp: NotebookEditInput, ctx: ToolUseContext) -> NotebookEditInput:
-    return inp.model_copy(update={"notebook_path": str(resolve_path(inp.notebook_path, ctx.cwd))})
-
-
-def _paths(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[Path, ...]:
-    return (resolve_path(inp.notebook_path, ctx.cwd),)
 
 
 def _to_content(data: Any) -> str | list[ContentBlock]:
@@ -242,8 +235,8 @@ notebook_edit_tool = build_tool(
     search_hint="edit jupyter notebook cell",
     validate_input=_validate,
     permission_kind=ToolKind.EDIT,
-    permission_paths=_paths,
-    backfill_input=_backfill,
+    permission_paths=_NOTEBOOK.paths,
+    backfill_input=_NOTEBOOK.backfill,
     to_content=_to_content,
     render_call=lambda inp: inp.notebook_path,
     render_result=lambda data: data.diff if isinstance(data, NotebookEditOutput) else str(data),

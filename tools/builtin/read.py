@@ -22,12 +22,12 @@ from tools.base import ProgressFn, build_tool, default_to_content
 from tools.builtin._fs import (
     BINARY_EXTENSIONS,
     find_missing_file_alternative,
-    is_absolute_input,
     missing_file_message,
     resolve_path,
     special_file_reason,
     state_key,
 )
+from tools.builtin._path_field import PathField
 from tools.builtin._read_formats import (
     MAX_IMAGE_FILE_BYTES,
     image_media_type,
@@ -253,25 +253,17 @@ async def _call(inp: ReadInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     return result
 
 
+_FILE = PathField("file_path")
+
+
 def _validate(inp: ReadInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if not is_absolute_input(inp.file_path):
-        return ValidationError(
-            f"file_path must be an absolute path, not a relative path: {inp.file_path!r}. "
-            "Use an absolute path (e.g. /home/user/project/file.py)."
-        )
+    if (error := _FILE.check(inp)) is not None:
+        return error
     if inp.pages is not None:
         parsed = parse_pages(inp.pages)
         if isinstance(parsed, str):
             return ValidationError(parsed)
     return None
-
-
-def _backfill(inp: ReadInput, ctx: ToolUseContext) -> ReadInput:
-    return inp.model_copy(update={"file_path": str(resolve_path(inp.file_path, ctx.cwd))})
-
-
-def _paths(inp: ReadInput, ctx: ToolUseContext) -> tuple[Path, ...]:
-    return (resolve_path(inp.file_path, ctx.cwd),)
 
 
 def _render_call(inp: ReadInput) -> str:
@@ -309,8 +301,8 @@ read_tool = build_tool(
     max_result_size_chars=None,
     validate_input=_validate,
     permission_kind=ToolKind.READ,
-    permission_paths=_paths,
-    backfill_input=_backfill,
+    permission_paths=_FILE.paths,
+    backfill_input=_FILE.backfill,
     to_content=_to_content,
     render_call=_render_call,
     render_result=_render_result,

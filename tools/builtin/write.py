@@ -20,12 +20,12 @@ from tools.base import ProgressFn, build_tool, default_to_content
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
-    is_absolute_input,
     record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
+from tools.builtin._path_field import PathField
 from tools.builtin._text import decode_bytes, encode_text, unified_diff
 from tools.context import ToolUseContext
 from tools.result import ContentBlock, ToolResult, ValidationError
@@ -129,20 +129,11 @@ async def _prepare_prompt(inp: WriteInput, ctx: ToolUseContext) -> tuple[str | N
     return f"New file {plan.path}:\n{head}{more}", None
 
 
+_FILE = PathField("file_path")
+
+
 def _validate(inp: WriteInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if not is_absolute_input(inp.file_path):
-        return ValidationError(
-            f"file_path must be an absolute path, not a relative path: {inp.file_path!r}."
-        )
-    return None
-
-
-def _backfill(inp: WriteInput, ctx: ToolUseContext) -> WriteInput:
-    return inp.model_copy(update={"file_path": str(resolve_path(inp.file_path, ctx.cwd))})
-
-
-def _paths(inp: WriteInput, ctx: ToolUseContext) -> tuple[Path, ...]:
-    return (resolve_path(inp.file_path, ctx.cwd),)
+    return _FILE.check(inp)
 
 
 def _to_content(data: Any) -> str | list[ContentBlock]:
@@ -165,8 +156,8 @@ write_tool = build_tool(
     search_hint="create or overwrite a file",
     validate_input=_validate,
     permission_kind=ToolKind.EDIT,
-    permission_paths=_paths,
-    backfill_input=_backfill,
+    permission_paths=_FILE.paths,
+    backfill_input=_FILE.backfill,
     to_content=_to_content,
     render_call=lambda inp: inp.file_path,
     render_result=_render_result,

@@ -1,0 +1,59 @@
+"""The path field of a file tool: validation, backfill and permission paths in one place.
+
+Read, Edit, Write and NotebookEdit take a required absolute path (``file_path`` or
+``notebook_path``); Glob and Grep an optional ``path`` that defaults to the cwd. Each tool
+plugs the three functions of its ``PathField`` into ``build_tool``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from tools.builtin._fs import is_absolute_input, resolve_path
+from tools.context import ToolUseContext
+from tools.result import ValidationError
+
+__all__ = ["PathField"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class PathField:
+    """``name`` is the input field; ``required`` fields must be absolute (or ``~/…``)."""
+
+    name: str
+    required: bool = True
+
+    def _raw(self, inp: Any) -> str | None:
+        value = getattr(inp, self.name)
+        return value if isinstance(value, str) else None
+
+    def check(self, inp: Any) -> ValidationError | None:
+        """The shared part of ``validate_input``: absolute required paths, no "undefined"."""
+        raw = self._raw(inp)
+        if self.required:
+            if raw is None or not is_absolute_input(raw):
+                return ValidationError(
+                    f"{self.name} must be an absolute path, not a relative path: {raw!r}. "
+                    "Use an absolute path (e.g. /home/user/project/file.py)."
+                )
+        elif raw in ("undefined", "null"):
+            return ValidationError('Omit path for the current directory; do not pass "undefined".')
+        return None
+
+    def backfill(self, inp: M, ctx: ToolUseContext) -> M:
+        """A copy with the path absolute and normalised (``~`` expanded) for hooks and rules."""
+        raw = self._raw(inp)
+        if raw is None:
+            return inp
+        return inp.model_copy(update={self.name: str(resolve_path(raw, ctx.cwd))})
+
+    def paths(self, inp: Any, ctx: ToolUseContext) -> tuple[Path, ...]:
+        """What the permission engine judges: the path, or the cwd when it is omitted."""
+        raw = self._raw(inp)
+        return (resolve_path(raw, ctx.cwd) if raw else ctx.cwd,)
