@@ -180,12 +180,13 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         network |= f.network
         targets = state.write_targets(f)
         state.check_git_after_cd(f)
-        allowed = None
-        if not f.problems and f.allow_forms:
-            allowed = allow_rules.first_of((), f.allow_forms, False)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
-        elif allowed is not None and not f.writes:
+        elif (
+            not f.writes
+            and not f.problems
+            and (allowed := allow_rules.first_of((), f.allow_forms, False)) is not None
+        ):
             judgements[i] = f"allowed by {allowed.value}"
             used_rules.append(allowed)
         else:

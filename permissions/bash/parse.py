@@ -46,8 +46,10 @@ _ECHOERS = frozenset({"echo", "printf"})
 
 
 class _Walker:
-    def __init__(self, src: bytes) -> None:
+    def __init__(self, src: bytes, source: str | None = None) -> None:
         self.src = src
+        # with an ASCII source, byte offsets are string offsets: slicing beats node.text
+        self.source = source if source is not None and len(source) == len(src) else None
         self.commands: list[SimpleCommand] = []
         self.functions: set[str] = set()
         self.vars: dict[str, str] = {}
@@ -58,7 +60,16 @@ class _Walker:
         self.error = False
 
     def text(self, node: Any) -> str:
+        if self.source is not None:
+            return self.source[node.start_byte : node.end_byte]
         return str(node.text.decode("utf-8", "replace"))
+
+    def plain_word(self, node: Any) -> Word:
+        """A ``word`` node: its text when nothing in it is special, else the full evaluation."""
+        text = self.text(node)
+        if _SPECIAL_RE.search(text) is None:
+            return literal_word(text)
+        return self.word(node)
 
     def word(self, node: Any) -> Word:
         if self.backquotes:
@@ -196,17 +207,16 @@ class _Walker:
                 assigns.append(self.assignment(child))
             elif ct == "command_name":
                 if child.children:
-                    words.append(self.word(child.children[0]))
-                    self.sub_walk(child)
+                    first = child.children[0]
+                    if first.type == "word":
+                        words.append(self.plain_word(first))
+                    else:
+                        words.append(self.word(first))
+                        self.sub_walk(child)
             elif ct in _REDIRECT_TYPES:
                 redirect_nodes.append(child)
             elif ct == "word":
-                # the common case inline: a plain word is its own value
-                text = child.text.decode("utf-8", "replace")
-                if _SPECIAL_RE.search(text) is None:
-                    words.append(Word(text, text, text))
-                else:
-                    words.append(self.word(child))
+                words.append(self.plain_word(child))
             elif child.is_named and ct != "comment":
                 words.append(self.word(child))
                 if ct not in _LEAF_WORDS:
@@ -402,7 +412,7 @@ def _parse(command: str) -> ParsedScript:
     src = command.encode("utf-8", "surrogatepass")
     tree = get_parser().parse(src)
     root = tree.root_node
-    walker = _Walker(src)
+    walker = _Walker(src, command)
     walker.walk(root)
     return ParsedScript(
         command,

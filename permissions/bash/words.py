@@ -58,8 +58,13 @@ class Word(NamedTuple):
         return self.value if self.value is not None else self.text
 
 
+_new_tuple = tuple.__new__
+
+
 def literal_word(text: str) -> Word:
-    return Word(text, text, text)
+    """A word whose value is its text (built without the NamedTuple's Python-level __new__:
+    this runs for nearly every word of every command)."""
+    return _new_tuple(Word, (text, text, text, False, False))  # type: ignore[no-any-return]
 
 
 _SIMPLE_ESCAPES = {
