@@ -9,6 +9,7 @@ result, and writes that answer to the transcript so the file tells the same stor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,9 @@ from agent_cli.session_api import BackgroundTaskView
 from agent_cli.transcript import (
     TranscriptReader,
     TranscriptWriter,
-    has_conversation,
     list_sessions,
+    prompt_text,
+    read_records,
 )
 
 __all__ = [
@@ -27,8 +29,10 @@ __all__ = [
     "coalesce_messages",
     "copy_for_fork",
     "find_session",
+    "has_conversation",
     "previous_tasks",
     "repair_for_resume",
+    "session_title",
 ]
 
 # What the model is told about a call the previous run never finished: it may have had effects.
@@ -62,7 +66,9 @@ class SessionError(Exception):
 def find_session(cwd: Path, session_id: str | None) -> Path:
     """The transcript to resume: the newest conversation here, or the one an id prefix names.
 
-    Without an id, files without any readable message (a run killed while starting, a file of
+    Without an id: the most recently written session of this directory, sessions run with
+    ``-p`` included (Claude Code leaves those out of ``--continue``; we keep one rule). Files
+    without any readable message (a run killed while starting, a file of
     garbage) are passed over: ``--continue`` means "the last conversation", and such a file has
     none. An explicit id is always honoured, even for an empty file.
     """
@@ -79,6 +85,58 @@ def find_session(cwd: Path, session_id: str | None) -> Path:
     if len(matches) > 1:
         raise SessionError(f"Session id {session_id!r} is ambiguous ({len(matches)} sessions).")
     return matches[0].path
+
+
+def has_conversation(path: Path) -> bool:
+    """True when the transcript holds at least one readable message (stops at the first)."""
+    try:
+        for rec in read_records(path):
+            if rec["type"] in ("user", "assistant") and isinstance(rec.get("message"), dict):
+                return True
+    except OSError:
+        return False
+    return False
+
+
+_TAIL_BYTES = 256 * 1024
+
+
+def session_title(path: Path) -> str | None:
+    """A session's title for a picker, without parsing the whole file.
+
+    A ``custom-title`` (or older ``summary``) near the end wins; else the first prompt, read from
+    the start and stopping there. Titles written long before the last 256 KB are missed; the
+    first prompt then stands in.
+    """
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - _TAIL_BYTES))
+            tail = fh.read().splitlines()
+    except OSError:
+        return None
+    for raw in reversed(tail):
+        if b'"custom-title"' not in raw and b'"summary"' not in raw:
+            continue
+        try:
+            rec = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(rec, dict) and rec.get("type") in ("custom-title", "summary"):
+            title = rec.get("customTitle") or rec.get("summary")
+            if isinstance(title, str) and title.strip():
+                return title
+    try:
+        for rec in read_records(path):
+            if rec["type"] != "user" or rec.get("isMeta") or rec.get("isCompactSummary"):
+                continue
+            msg = rec.get("message")
+            text = prompt_text(msg.get("content") if isinstance(msg, dict) else None)
+            if text:
+                return text
+    except OSError:
+        return None
+    return None
 
 
 def coalesce_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

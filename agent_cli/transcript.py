@@ -33,10 +33,10 @@ __all__ = [
     "TranscriptReader",
     "TranscriptWriter",
     "data_dir",
-    "has_conversation",
     "list_sessions",
     "project_dir",
     "project_slug",
+    "prompt_text",
     "read_records",
 ]
 
@@ -341,14 +341,9 @@ class TranscriptReader:
         for rec in self.records:
             if rec["type"] != "user" or rec.get("isMeta") or rec.get("isCompactSummary"):
                 continue
-            content = rec["message"]["content"]
-            if isinstance(content, str):
-                if content.strip():
-                    return content
-                continue
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text")).strip():
-                    return str(b["text"])
+            text = prompt_text(rec["message"]["content"])
+            if text:
+                return text
         return None
 
 
@@ -373,15 +368,15 @@ def _valid_content(content: Any) -> bool:
     return True
 
 
-def has_conversation(path: Path) -> bool:
-    """True when the transcript holds at least one readable message (stops at the first)."""
-    try:
-        for rec in read_records(path):
-            if rec["type"] in ("user", "assistant") and isinstance(rec.get("message"), dict):
-                return True
-    except OSError:
-        return False
-    return False
+def prompt_text(content: Any) -> str | None:
+    """The text a user typed, from message content (a string or blocks); None if none."""
+    if isinstance(content, str):
+        return content if content.strip() else None
+    if isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text")).strip():
+                return str(b["text"])
+    return None
 
 
 @dataclass(frozen=True, slots=True)

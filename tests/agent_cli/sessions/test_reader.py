@@ -271,3 +271,23 @@ def test_sidechains_are_separate_marked_and_not_sessions(tmp_path: Path) -> None
     assert TranscriptReader.load(w.path).messages == [_user("main")]
     sub = TranscriptReader.load(side.path)
     assert [m["role"] for m in sub.messages] == ["user", "assistant"] and sub.warnings == []
+
+
+def test_session_title_reads_only_the_ends(tmp_path: Path) -> None:
+    from agent_cli.resume import session_title
+
+    w = TranscriptWriter.for_session(tmp_path)
+    w.user({"role": "user", "content": "<bash-input>ls</bash-input>"}, isMeta=True)
+    w.user({"role": "user", "content": [{"type": "text", "text": "  "}]})
+    w.user({"role": "user", "content": [{"type": "text", "text": "refactor the parser"}]})
+    assert session_title(w.path) == "refactor the parser"
+    w.meta("custom-title", customTitle="Parser work")
+    w.user(_user("x" * 300_000))  # the title is now far from the end...
+    assert session_title(w.path) == "refactor the parser"  # ...so the first prompt stands in
+    w.meta("custom-title", customTitle="Parser, day 2")
+    w.close()
+    assert session_title(w.path) == "Parser, day 2"
+    assert TranscriptReader.load(w.path).title == "Parser, day 2"
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert session_title(tmp_path / "empty.jsonl") is None
+    assert session_title(tmp_path / "missing.jsonl") is None

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from agent_cli.options import RunOptions
+from agent_cli.resume import find_session
 from agent_cli.session import AgentSession
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.transcript import TranscriptReader
+from agent_cli.transcript import TranscriptReader, TranscriptWriter
 from tests.agent_cli.e2e.conftest import Harness
 from tests.agent_cli.sessions.conftest import main_transcripts, records
 
@@ -171,8 +172,12 @@ def test_a_file_changed_since_the_read_must_be_read_again(harness: Harness) -> N
 
 def test_resume_by_id_prefix_and_errors(harness: Harness) -> None:
     a = _p(harness, "prompt A", [Turn([text("A.")])]).json()["session_id"]
-    b = _p(harness, "prompt B", [Turn([text("B.")])]).json()["session_id"]
-    assert a != b
+    newer = TranscriptWriter.for_session(harness.project.resolve())  # the latest session
+    newer.user({"role": "user", "content": "prompt B"})
+    newer.close()
+    [older] = [x for x in main_transcripts(harness) if x.stem == a]
+    os.utime(older, (1, 1))  # file times can tie within one clock tick
+    assert find_session(harness.project.resolve(), None) == newer.path
     run = _p(
         harness,
         "more",
