@@ -338,6 +338,9 @@ class _Walker:
                     self.walk(child)
         op = "".join(ops)
         if t == "heredoc_redirect":
+            # bash joins `\<newline>` lines before it looks for the delimiter; tree-sitter
+            # may end (or start) the body elsewhere, so such a heredoc is not modelled
+            self.error |= "\\\n" in self.text(node)
             before = len(self.commands)
             for n in nested:
                 self.walk(n)
