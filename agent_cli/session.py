@@ -533,6 +533,27 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
     return config.model, _LazyModelClient(config)
 
 
+def _import_client() -> Any:
+    """Import the model client (and the SDK). The SDK builds ~1,500 pydantic models at import;
+    pausing the cyclic GC meanwhile saves ~15% of that, and freezing them keeps later
+    collections from walking them again."""
+    import gc
+    import sys
+
+    if "agent_cli.model.client" not in sys.modules:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            import agent_cli.model.client  # noqa: F401
+        finally:
+            if enabled:
+                gc.enable()
+            gc.freeze()
+    from agent_cli.model.client import ModelClient
+
+    return ModelClient
+
+
 class _LazyModelClient:
     """Builds the real client (and imports the SDK, ~0.7 s) on the first request, not at start.
 
@@ -548,16 +569,11 @@ class _LazyModelClient:
     def prewarm() -> None:
         import threading
 
-        def load() -> None:
-            import agent_cli.model.client  # noqa: F401
-
-        threading.Thread(target=load, name="nerve-prewarm", daemon=True).start()
+        threading.Thread(target=_import_client, name="nerve-prewarm", daemon=True).start()
 
     def _real(self) -> Any:
         if self._client is None:
-            from agent_cli.model.client import ModelClient
-
-            self._client = ModelClient(self.config)
+            self._client = _import_client()(self.config)
         return self._client
 
     async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
