@@ -171,3 +171,104 @@ def test_adversarial(
         assert verdict.decision is Decision.DENY, msg
     else:
         assert verdict.decision is not Decision.ALLOW, msg
+
+
+# ---- the mechanisms behind the held-out fixes, one level down ------------------------------
+
+
+def test_backtick_bodies_unescape_one_level() -> None:
+    from permissions.bash.words import backtick_bodies
+
+    assert backtick_bodies("`a` and `b`") == ["a", "b"]
+    assert backtick_bodies("echo \\`not\\`") == []
+    # inside backquotes \` \\ \$ lose their backslash: the nested level becomes visible
+    assert backtick_bodies("`echo \\`id\\` \\$HOME`") == ["echo `id` $HOME"]
+    assert backtick_bodies("`unterminated") == ["unterminated"]
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "expected"),
+    [
+        ("rm -rf:*", ["rm", "-Rf", "x"], True),
+        ("rm -rf:*", ["rm", "--rec", "--fo", "x"], True),
+        ("rm -rf:*", ["rm", "-r", "x", "-f"], True),
+        ("rm -rf /", ["rm", "-fr", "/"], True),
+        ("rm -rf /", ["rm", "-fr", "/tmp"], False),
+        ("git push --force:*", ["git", "push", "-f", "origin"], True),
+        ("git push --force:*", ["git", "push", "origin", "--for"], True),
+        ("git push --force:*", ["git", "push", "--follow-tags"], False),
+        ("git push --force:*", ["git", "pull", "--force"], False),
+    ],
+)
+def test_flag_set_variants(content: str, argv: list[str], expected: bool) -> None:
+    from permissions.bash.match import compile_pattern
+
+    assert compile_pattern(content).matches_flags(argv) is expected
+
+
+def test_allow_rules_do_not_get_the_flag_set_widening(tmp_path: Path) -> None:
+    ctx = PermissionContext(
+        rules=(make_rule("Bash(curl -s:*)", "allow"),), cwd=tmp_path, home=tmp_path.parent
+    )
+    assert assess_bash("curl -s http://x", ctx).verdict.decision is Decision.ALLOW
+    assert assess_bash("curl -o f -s http://x", ctx).verdict.decision is not Decision.ALLOW
+
+
+@pytest.mark.parametrize(
+    ("argv", "stripped"),
+    [
+        (["timeout", "5", "ls"], ["ls"]),
+        (["timeout", "--foreground", "5", "ls"], ["ls"]),
+        (["nice", "-n", "5", "ls"], ["ls"]),
+        (["time", "--out=f", "ls"], None),  # GNU getopt: --out is --output (writes f)
+        (["timeout", "--bogus", "5", "ls"], None),  # unknown option: fail closed
+        (["stdbuf", "-q", "ls"], None),
+        (["xargs", "-n1", "ls"], None),
+        (["xargs", "ls"], ["ls"]),
+    ],
+)
+def test_allow_wrapper_strip_fails_closed(argv: list[str], stripped: list[str] | None) -> None:
+    from permissions.bash.wrappers import strip_allow_wrapper
+
+    assert strip_allow_wrapper(argv) == stripped
+
+
+@pytest.mark.parametrize(
+    ("args", "read_only"),
+    [
+        (["log", "--outp=x"], False),
+        (["diff", "--ext"], False),
+        (["diff", "--text"], True),
+        (["rev-list", "--filter=blob:none", "HEAD"], True),
+        (["cat-file", "--filters", "HEAD:x"], False),
+        (["grep", "-nOvim", "x"], False),
+        (["log", "--", "--output=x"], True),  # a pathspec, not an option
+        (["config", "--get", "set"], False),
+    ],
+)
+def test_git_unsafe_option_spellings(args: list[str], read_only: bool) -> None:
+    from permissions.bash.validators import git_read_only
+
+    assert git_read_only(args) is read_only
+
+
+def test_array_subscripts_in_arithmetic_contexts_are_not_read_only(tmp_path: Path) -> None:
+    ctx = PermissionContext(cwd=tmp_path, home=tmp_path.parent)
+    for command in (
+        "[[ 'a[$(id)]' -eq 1 ]]",
+        "test -v 'a[$(id)]'",
+        "(( 'a[$(id)]' ))",
+        "echo $(( 'a[$(id)]' ))",
+    ):
+        assert assess_bash(command, ctx).verdict.decision is not Decision.ALLOW, command
+    for command in ("[[ -f a && $b == c ]]", "echo $(( 1 + 2 ))", '[ -n "${a[0]}" ]'):
+        assert assess_bash(command, ctx).verdict.decision is Decision.ALLOW, command
+
+
+def test_git_after_cd_is_a_safety_check(tmp_path: Path) -> None:
+    ctx = PermissionContext(
+        rules=(make_rule("Bash(git status:*)", "allow"),), cwd=tmp_path, home=tmp_path.parent
+    )
+    verdict = assess_bash("cd /tmp/other && git status", ctx).verdict
+    assert verdict.decision is Decision.ASK and verdict.safety is not None
+    assert assess_bash("cd . && git status", ctx).verdict.decision is Decision.ALLOW
