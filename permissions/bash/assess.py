@@ -78,7 +78,7 @@ def _matchers(ctx: PermissionContext) -> _Matchers:
         _compile(rules, RuleBehavior.ALLOW),
     )
     if type(rules) is tuple:
-        if len(_MATCHERS) > 64:
+        if len(_MATCHERS) > 512:
             _MATCHERS.clear()
         _MATCHERS[id(rules)] = (rules, out)
     return out

@@ -138,6 +138,11 @@ def compile_pattern(content: str | None) -> CompiledPattern:
     )
 
 
+@lru_cache(maxsize=1024)
+def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{r})" for r in patterns), re.DOTALL)
+
+
 class RuleMatcher(Generic[_R]):
     """The rules of one behaviour compiled together: one alternation of every rule's regex
     rejects a command in a single ``fullmatch``; only a hit walks the rules in order."""
@@ -147,8 +152,9 @@ class RuleMatcher(Generic[_R]):
     def __init__(self, rules: Sequence[tuple[_R, CompiledPattern]]) -> None:
         self._rules = tuple(rules)
         self._always = any(p.regex is None for _, p in rules)
-        regexes = [p.regex.pattern for _, p in rules if p.regex is not None]
-        self._combined = re.compile("|".join(f"(?:{r})" for r in regexes), re.DOTALL)
+        self._combined = _alternation(
+            tuple(p.regex.pattern for _, p in rules if p.regex is not None)
+        )
         self._flagged = tuple(p for _, p in rules if p.flags)
 
     def __bool__(self) -> bool:
