@@ -74,7 +74,22 @@ class _Walker:
     def word(self, node: Any) -> Word:
         if self.backquotes:
             self.stray_backquotes(node)
-        return eval_word(node, self.src, self.vars)
+        return eval_word(node, self.src, self.vars, self.static_output)
+
+    def static_output(self, node: Any) -> str | None:
+        """What ``$(echo rm)`` / a backquoted ``printf`` prints, when its words are static."""
+        body = self.text(node)
+        if body.startswith("$(") and body.endswith(")"):
+            scripts = [body[2:-1]]
+        else:
+            scripts = backtick_bodies(body)
+        if len(scripts) != 1:
+            return None
+        parsed = parse_simple_commands(scripts[0])
+        if parsed.has_error or len(parsed.commands) != 1:
+            return None
+        out = _echoed_text(parsed.commands[0])
+        return None if out is None else out.rstrip("\n")
 
     def stray_backquotes(self, node: Any) -> None:
         """Commands of backquotes tree-sitter kept as text inside the leaves of ``node``."""

@@ -9,7 +9,7 @@ decisions the analysis may still see through it (tracked literal variables, brac
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -239,7 +239,14 @@ class _Acc:
                 self.deny.append(deny)
 
 
-def _eval_into(node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes) -> None:
+# What a command substitution prints when that is known statically (``$(echo rm)``): used only
+# for deny values, never for allow decisions.
+Substitution = Callable[[Any], "str | None"]
+
+
+def _eval_into(
+    node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes, sub: Substitution | None
+) -> None:
     t = node.type
     if t == "word" or t == "number":
         text = node.text.decode("utf-8", "replace")
@@ -266,31 +273,42 @@ def _eval_into(node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes) -
             if child.type == "string_content":
                 acc.add(_unescape_dquoted(child.text.decode("utf-8", "replace")))
             else:
-                _eval_expansion(child, acc, variables)
+                _eval_expansion(child, acc, variables, sub)
             pos = child.end_byte
         if end > pos:
             acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
     elif t == "concatenation":
         for child in node.children:
-            _eval_into(child, acc, variables, src)
+            _eval_into(child, acc, variables, src, sub)
     elif t == "$":
         acc.add("$")
     else:
-        _eval_expansion(node, acc, variables)
+        _eval_expansion(node, acc, variables, sub)
 
 
-def _eval_expansion(node: Any, acc: _Acc, variables: Mapping[str, str]) -> None:
+def _eval_expansion(
+    node: Any, acc: _Acc, variables: Mapping[str, str], sub: Substitution | None
+) -> None:
+    if node.type == "command_substitution":
+        acc.add_unknown(sub(node) if sub is not None else None)
+        return
     name = _var_name_of(node)
     acc.add_unknown(variables.get(name) if name is not None and name != "IFS" else None)
 
 
-def eval_word(node: Any, src: bytes, variables: Mapping[str, str] | None = None) -> Word:
-    """Evaluate a tree-sitter word-like node (word, string, concatenation, ...)."""
+def eval_word(
+    node: Any,
+    src: bytes,
+    variables: Mapping[str, str] | None = None,
+    substitution: Substitution | None = None,
+) -> Word:
+    """Evaluate a tree-sitter word-like node (word, string, concatenation, ...).
+    ``substitution`` gives the static output of a command substitution (deny values only)."""
     text = node.text.decode("utf-8", "replace")
     if node.type == "word" and not _SPECIAL_RE.search(text):
         return Word(text, text, text)
     acc = _Acc()
-    _eval_into(node, acc, variables or {}, src)
+    _eval_into(node, acc, variables or {}, src, substitution)
     value = None if acc.value is None else "".join(acc.value)
     deny = None if acc.deny is None else "".join(acc.deny)
     return Word(text, value, deny, acc.glob, acc.brace)
