@@ -12,7 +12,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from permissions.bash.script import ParsedScript, Redirect, SimpleCommand, get_parser
+from permissions.bash.script import (
+    ParsedScript,
+    Redirect,
+    SimpleCommand,
+    echoed_text,
+    flatten_chain,
+    get_parser,
+    with_fields,
+)
 from permissions.bash.validators import test_operands_safe
 from permissions.bash.words import (
     SPECIAL_CHARS_RE as _SPECIAL_RE,
@@ -41,8 +49,6 @@ _TEST_OPERANDS = frozenset(
     | {"command_substitution", "arithmetic_expansion", "extglob_pattern"}
 )
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
-# Programs that print their operands: `echo 'rm x' | sh` feeds the shell that text.
-_ECHOERS = frozenset({"echo", "printf"})
 
 
 class _Walker:
@@ -88,7 +94,7 @@ class _Walker:
         parsed = parse_simple_commands(scripts[0])
         if parsed.has_error or len(parsed.commands) != 1:
             return None
-        out = _echoed_text(parsed.commands[0])
+        out = echoed_text(parsed.commands[0])
         return None if out is None else out.rstrip("\n")
 
     def stray_backquotes(self, node: Any) -> None:
@@ -158,7 +164,7 @@ class _Walker:
         elif t in _LEAF_WORDS:
             return
         elif t == "list":
-            for child in _flatten(node):
+            for child in flatten_chain(node):
                 self.walk(child)
         elif t == "pipeline":
             self.pipeline(node)
@@ -167,16 +173,16 @@ class _Walker:
 
     def pipeline(self, node: Any) -> None:
         fed: str | None = None
-        for child in _flatten(node):
+        for child in flatten_chain(node):
             start = len(self.commands)
             self.walk(child)
             if fed is not None and len(self.commands) > start:
                 head = self.commands[start]
                 if head.stdin_script is None:
-                    self.commands[start] = _with(head, stdin_script=fed)
+                    self.commands[start] = with_fields(head, stdin_script=fed)
             fed = None
             if child.type == "command" and len(self.commands) == start + 1:
-                fed = _echoed_text(self.commands[start])
+                fed = echoed_text(self.commands[start])
 
     def sub_walk(self, node: Any) -> None:
         for child in node.children:
@@ -197,7 +203,7 @@ class _Walker:
 
     def emit(self, cmd: SimpleCommand) -> None:
         if self.func_stack:
-            cmd = _with(cmd, function=self.func_stack[-1])
+            cmd = with_fields(cmd, function=self.func_stack[-1])
         self.commands.append(cmd)
 
     def attach(self, redirects: list[Redirect], index: int | None = None) -> None:
@@ -206,7 +212,7 @@ class _Walker:
         i = len(self.commands) - 1 if index is None else index
         cmd = self.commands[i]
         body = next((r.heredoc_body for r in redirects if r.heredoc_body is not None), None)
-        self.commands[i] = _with(
+        self.commands[i] = with_fields(
             cmd,
             redirects=cmd.redirects + tuple(redirects),
             stdin_script=cmd.stdin_script if body is None else body,
@@ -362,7 +368,7 @@ class _Walker:
             # `cat <<EOF | sh`: the heredoc text reaches the pipeline's commands too
             for i in range(before, len(self.commands)):
                 c = self.commands[i]
-                self.commands[i] = _with(c, stdin_script=body)
+                self.commands[i] = with_fields(c, stdin_script=body)
             out.insert(0, Redirect(op or "<<", fd, None, body or "", quoted))
         elif t == "herestring_redirect" and target is not None:
             text = target.deny_value if target.deny_value is not None else target.shown
@@ -370,60 +376,6 @@ class _Walker:
         else:
             out.insert(0, Redirect(op, fd, target))
         return out
-
-
-_KEEP: Any = object()
-
-
-def _with(
-    cmd: SimpleCommand,
-    *,
-    redirects: tuple[Redirect, ...] | None = None,
-    stdin_script: str | None = _KEEP,
-    function: str | None = _KEEP,
-) -> SimpleCommand:
-    """``cmd`` with some fields changed (the constructor: dataclasses.replace is 10x slower)."""
-    return SimpleCommand(
-        cmd.text,
-        cmd.kind,
-        cmd.words,
-        cmd.assignments,
-        cmd.redirects if redirects is None else redirects,
-        cmd.function if function is _KEEP else function,
-        cmd.stdin_script if stdin_script is _KEEP else stdin_script,
-    )
-
-
-def _echoed_text(cmd: SimpleCommand) -> str | None:
-    """What ``echo``/``printf`` with static words prints (roughly), else None."""
-    if cmd.kind != "command" or len(cmd.words) < 2 or cmd.redirects:
-        return None
-    values = [w.deny_value for w in cmd.words]
-    if values[0] not in _ECHOERS or any(v is None for v in values):
-        return None
-    args = [v for v in values[1:] if v is not None and not v.startswith("-")]
-    return " ".join(args).replace("\\n", "\n")
-
-
-def _flatten(node: Any) -> list[Any]:
-    """Named children of a left-nested ``list``/``pipeline`` chain, in order, without recursion
-    (a chain of thousands of ``&&`` must not exhaust the stack)."""
-    out: list[Any] = []
-    stack = [(node, 0)]
-    kind = node.type
-    while stack:
-        cur, i = stack.pop()
-        kids = cur.children
-        while i < len(kids):
-            child = kids[i]
-            i += 1
-            if child.type == kind:
-                stack.append((cur, i))
-                stack.append((child, 0))
-                break
-            if child.is_named:
-                out.append(child)
-    return out
 
 
 def _parse(command: str) -> ParsedScript:

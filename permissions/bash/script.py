@@ -8,7 +8,18 @@ from typing import Any, NamedTuple
 
 from permissions.bash.words import Word
 
-__all__ = ["ParsedScript", "Redirect", "SimpleCommand", "get_parser"]
+__all__ = [
+    "ParsedScript",
+    "Redirect",
+    "SimpleCommand",
+    "echoed_text",
+    "flatten_chain",
+    "get_parser",
+    "with_fields",
+]
+
+# Programs that print their operands: `echo 'rm x' | sh` feeds the shell that text.
+_ECHOERS = frozenset({"echo", "printf"})
 
 _parser: Any = None
 _parser_lock = threading.Lock()
@@ -70,3 +81,57 @@ class ParsedScript:
     has_error: bool
     functions: frozenset[str]
     variables: tuple[tuple[str, str], ...] = ()
+
+
+_KEEP: Any = object()
+
+
+def with_fields(
+    cmd: SimpleCommand,
+    *,
+    redirects: tuple[Redirect, ...] | None = None,
+    stdin_script: str | None = _KEEP,
+    function: str | None = _KEEP,
+) -> SimpleCommand:
+    """``cmd`` with some fields changed (the constructor: dataclasses.replace is 10x slower)."""
+    return SimpleCommand(
+        cmd.text,
+        cmd.kind,
+        cmd.words,
+        cmd.assignments,
+        cmd.redirects if redirects is None else redirects,
+        cmd.function if function is _KEEP else function,
+        cmd.stdin_script if stdin_script is _KEEP else stdin_script,
+    )
+
+
+def echoed_text(cmd: SimpleCommand) -> str | None:
+    """What ``echo``/``printf`` with static words prints (roughly), else None."""
+    if cmd.kind != "command" or len(cmd.words) < 2 or cmd.redirects:
+        return None
+    values = [w.deny_value for w in cmd.words]
+    if values[0] not in _ECHOERS or any(v is None for v in values):
+        return None
+    args = [v for v in values[1:] if v is not None and not v.startswith("-")]
+    return " ".join(args).replace("\\n", "\n")
+
+
+def flatten_chain(node: Any) -> list[Any]:
+    """Named children of a left-nested ``list``/``pipeline`` chain, in order, without recursion
+    (a chain of thousands of ``&&`` must not exhaust the stack)."""
+    out: list[Any] = []
+    stack = [(node, 0)]
+    kind = node.type
+    while stack:
+        cur, i = stack.pop()
+        kids = cur.children
+        while i < len(kids):
+            child = kids[i]
+            i += 1
+            if child.type == kind:
+                stack.append((cur, i))
+                stack.append((child, 0))
+                break
+            if child.is_named:
+                out.append(child)
+    return out
