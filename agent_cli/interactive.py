@@ -1,31 +1,59 @@
-"""``nerve`` without -p: build a session and open the TUI."""
+"""``nerve`` without -p: open the TUI at once; the session is built behind its first frame.
+
+Only what the first frame needs is imported here (the TUI and Textual). Settings, tools, hooks
+and the git probes of ``AgentSession.create`` run in a thread after the app has painted; the
+model SDK is imported later still, by ``prewarm``. A missing API key, the one error most users
+meet, is checked first (cheaply) so it stays a plain message on stderr with exit status 1.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import os
 import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from agent_cli.options import RunOptions
 
-__all__ = ["run_interactive"]
+if TYPE_CHECKING:
+    from agent_cli.session_api import SessionPort
+
+__all__ = ["bypass_requested", "has_credentials", "run_interactive"]
 
 
 def run_interactive(options: RunOptions) -> int:
-    from agent_cli.model.config import MissingApiKey
-    from agent_cli.session import AgentSession, SessionError
+    """Run the interactive app for ``options``; returns the exit status."""
+    if not has_credentials(os.environ):
+        from agent_cli.model.config import MissingApiKey
 
-    try:
-        session = AgentSession.create(options, interactive=True)
-    except MissingApiKey as exc:
-        print(f"nerve: {exc}", file=sys.stderr)
-        return 1
-    except (SessionError, ValueError) as exc:
-        print(f"nerve: {exc}", file=sys.stderr)
+        print(f"nerve: {MissingApiKey()}", file=sys.stderr)
         return 1
     try:
+        import agent_cli.tui.app  # noqa: F401  (Textual: needed for the first frame anyway)
         from agent_cli.tui import run_tui
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
         print(f"nerve: the interactive app is unavailable ({exc}); use -p", file=sys.stderr)
-        asyncio.run(session.close())
         return 1
-    return run_tui(session, bypass_available=session.ctx.permissions.bypass_available)
+
+    def build_session() -> SessionPort:
+        from agent_cli.session import AgentSession
+
+        return AgentSession.create(options, interactive=True)
+
+    return run_tui(session_factory=build_session, bypass_available=bypass_requested(options))
+
+
+def bypass_requested(options: RunOptions) -> bool:
+    """Whether bypassPermissions is available this run: the rule ``AgentSession.create`` applies."""
+    return options.dangerously_skip_permissions or options.permission_mode == "bypassPermissions"
+
+
+def has_credentials(env: Mapping[str, str]) -> bool:
+    """The rule of ``ModelConfig.resolve`` for ``AgentSession.create``: a key or a custom URL.
+
+    Inlined because importing ``agent_cli.model`` costs ~15 ms of start-up (email.utils for
+    Retry-After parsing) that the first frame does not need.
+    """
+    return bool(
+        env.get("ANTHROPIC_API_KEY", "").strip() or env.get("ANTHROPIC_BASE_URL", "").strip()
+    )

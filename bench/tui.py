@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/tui.py            # full run (the stream alone takes ~100 s)
     .venv/bin/python bench/tui.py --quick    # 10,000 tokens instead of 50,000
+    .venv/bin/python bench/tui.py --first-frame   # start-up only (seconds)
+    .venv/bin/python bench/tui.py --imports  # what is loaded at nerve's first frame
 
-1. First frame: process start -> the app's first on_mount + refresh, in a fresh subprocess
-   (headless), median of 5. Once with a stub session (the TUI alone) and once with the real
-   ``AgentSession.create`` (what ``nerve`` pays).
+1. First frame: process start -> the app's first painted frame, and -> session ready, for the
+   real ``nerve`` command (no arguments) on a pty, median of 5, via the app's bench hook
+   (``NERVE_BENCH_FIRST_FRAME``, see ``agent_cli/tui/bench_hook.py``). Also the TUI alone over a
+   stub session, and the list of modules loaded at the first frame (``--imports``).
 2. Streaming: N tokens of Markdown at 500 tokens/s through ``NerveApp.handle_event``; the
    backlog (deltas produced but not yet rendered) is sampled every 0.25 s.
 3. Opening a 2,000-message conversation via /resume: time to the first rendered frame, the
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -90,59 +94,119 @@ class StubSession:
 
 # -- 1. first frame -------------------------------------------------------------------------
 
+NERVE = Path(sys.executable).with_name("nerve")
+
 CHILD = r"""
-import os, sys, time
+import os, sys
 sys.path.insert(0, {root!r})
-t0 = float(os.environ["BENCH_T0"])
-kind = sys.argv[1]
-if kind == "real":
-    from agent_cli.options import RunOptions
-    from agent_cli.session import AgentSession
-    session = AgentSession.create(RunOptions(), interactive=True, record=False)
-else:
-    sys.path.insert(0, {bench!r})
-    from tui import StubSession
-    session = StubSession()
+sys.path.insert(0, {bench!r})
+from tui import StubSession
 from agent_cli.tui.app import NerveApp
-
-class App(NerveApp):
-    async def on_mount(self):
-        await super().on_mount()
-        self.call_after_refresh(self._done)
-    def _done(self):
-        print(f"FIRST_FRAME {{time.time() - t0:.4f}}", flush=True)
-        self.exit(0)
-
-App(session).run(headless=True)
+NerveApp(StubSession()).run()
 """
 
 
-def first_frame(kind: str, runs: int = 5) -> list[float]:
-    code = CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"))
-    out: list[float] = []
+def run_in_pty(argv: list[str], env: dict[str, str], cwd: str, timeout: float = 60) -> float:
+    """Run ``argv`` on a fresh 120x40 pty, draining its output; returns the spawn time.
+
+    A pty, not headless mode: this is what a user's terminal gives ``nerve``.
+    """
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    t0 = time.time()
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True
+    )
+    os.close(slave)
+    deadline = time.monotonic() + timeout
+    tail = b""
+    try:
+        while proc.poll() is None or select.select([master], [], [], 0)[0]:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"{argv[0]} did not exit in {timeout} s")
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the pty
+                    break
+                tail = (tail + chunk)[-4000:]
+        proc.wait(timeout=5)
+    finally:
+        os.close(master)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {tail.decode(errors='replace')}")
+    return t0
+
+
+def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float]]:
+    """(first frame, session ready) seconds after process start, per run.
+
+    ``nerve``: the real entry point (``nerve`` with no arguments), a dummy API key and a
+    loopback base URL nothing listens on (no request is made before a prompt). ``stub``: the
+    TUI alone over a stub session, for comparison. Both through the app's bench hook.
+    """
+    out: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
         env.update(
             HOME=tmp,
             NERVE_DATA_DIR=f"{tmp}/data",
             NERVE_CONFIG_DIR=f"{tmp}/.nerve",
-            ANTHROPIC_API_KEY="bench",
+            CLAUDE_CONFIG_DIR=f"{tmp}/.claude",
+            ANTHROPIC_API_KEY="bench-dummy-key",
+            ANTHROPIC_BASE_URL="http://127.0.0.1:9",  # discard port: never contacted
+            TERM="xterm-256color",
         )
-        for _ in range(runs):
-            env["BENCH_T0"] = repr(time.time())
-            proc = subprocess.run(
-                [sys.executable, "-c", code, kind],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=tmp,
-                timeout=60,
-            )
-            line = [ln for ln in proc.stdout.splitlines() if ln.startswith("FIRST_FRAME")]
-            if not line:
-                raise RuntimeError(f"first-frame child failed: {proc.stderr[-2000:]}")
-            out.append(float(line[0].split()[1]))
+        project = Path(tmp) / "project"
+        project.mkdir()
+        if kind == "nerve":
+            argv = [str(NERVE)]
+        else:
+            argv = [sys.executable, "-c", CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"))]
+        for i in range(runs):
+            record_path = Path(tmp) / f"frame-{i}.json"
+            env["NERVE_BENCH_FIRST_FRAME"] = str(record_path)
+            t0 = run_in_pty(argv, env, str(project))
+            record = json.loads(record_path.read_text())
+            if record.get("error"):
+                raise RuntimeError(f"session failed to start: {record['error']}")
+            out.append((record["t"] - t0, record["ready"] - t0))
     return out
+
+
+def import_list() -> list[str]:
+    """Our modules and third-party top-level packages loaded at ``nerve``'s first frame."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
+        record_path = Path(tmp) / "frame.json"
+        env.update(
+            HOME=tmp,
+            NERVE_DATA_DIR=f"{tmp}/data",
+            ANTHROPIC_API_KEY="bench-dummy-key",
+            ANTHROPIC_BASE_URL="http://127.0.0.1:9",
+            TERM="xterm-256color",
+            NERVE_BENCH_FIRST_FRAME=str(record_path),
+        )
+        run_in_pty([str(NERVE)], env, tmp)
+        modules: list[str] = json.loads(record_path.read_text())["modules"]
+    stdlib = sys.stdlib_module_names
+    ours = [
+        m for m in modules if m.split(".")[0] in ("agent_cli", "tools", "permissions", "config")
+    ]
+    third = sorted(
+        {m.split(".")[0] for m in modules}
+        - stdlib
+        - {"agent_cli", "tools", "permissions", "config"}
+    )
+    return [*ours, *(f"{t} (package)" for t in third if not t.startswith("_"))]
 
 
 # -- 2. streaming -----------------------------------------------------------------------------
@@ -302,58 +366,63 @@ async def bench_open(n: int) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="stream 10,000 tokens, not 50,000")
+    parser.add_argument("--first-frame", action="store_true", help="only the start-up measures")
+    parser.add_argument("--imports", action="store_true", help="list modules at the first frame")
     args = parser.parse_args()
     n_tokens = 10_000 if args.quick else 50_000
+    if args.imports:
+        print("\n".join(import_list()))
+        return 0
+
+    def ms(xs: list[float]) -> tuple[str, str]:
+        return f"{statistics.median(xs) * 1000:.0f} ms", ", ".join(f"{x * 1000:.0f}" for x in xs)
 
     stub = first_frame("stub")
-    real = first_frame("real")
-    stream = asyncio.run(bench_stream(n_tokens))
-    opened = asyncio.run(bench_open(2000))
-
+    real = first_frame("nerve")
     rows = [
-        (
-            "first frame, TUI + stub session (median of 5)",
-            f"{statistics.median(stub) * 1000:.0f} ms",
-            ", ".join(f"{x * 1000:.0f}" for x in stub) + " ms",
-        ),
-        (
-            "first frame, TUI + real AgentSession (median of 5)",
-            f"{statistics.median(real) * 1000:.0f} ms",
-            ", ".join(f"{x * 1000:.0f}" for x in real) + " ms",
-        ),
-        (
-            f"stream {stream['tokens']:,} tokens at {TOKENS_PER_SECOND}/s",
-            f"{stream['took_s']:.1f} s",
-            f"expected {stream['expected_s']:.1f} s, {stream['chars']:,} chars",
-        ),
-        (
-            "  max backlog (deltas not yet rendered)",
-            str(stream["max_backlog"]),
-            "sampled every 0.25 s",
-        ),
-        (
-            "  mean backlog first / last 10%",
-            f"{stream['mean_backlog_first_10pct']:.1f} / {stream['mean_backlog_last_10pct']:.1f}",
-            "grows"
-            if stream["mean_backlog_last_10pct"] > 4 * max(1.0, stream["mean_backlog_first_10pct"])
-            else "does not grow",
-        ),
-        (
-            f"open {opened['messages']:,}-message conversation",
-            f"{opened['open_s'] * 1000:.0f} ms",
-            "to first rendered frame",
-        ),
-        (
-            "  mount 50 older when scrolled to top (median)",
-            f"{opened['mount_older_median_s'] * 1000:.0f} ms",
-            "",
-        ),
-        (
-            "  RSS after opening",
-            f"{opened['rss_after_mb']:.0f} MB",
-            f"bench process; {opened['rss_before_mb']:.0f} MB before",
-        ),
+        ("first frame, nerve (pty, median of 5)", *ms([f for f, _ in real])),
+        ("  session ready, nerve (median of 5)", *ms([r for _, r in real])),
+        ("first frame, TUI + stub session (median of 5)", *ms([f for f, _ in stub])),
     ]
+    if not args.first_frame:
+        stream = asyncio.run(bench_stream(n_tokens))
+        opened = asyncio.run(bench_open(2000))
+        rows += [
+            (
+                f"stream {stream['tokens']:,} tokens at {TOKENS_PER_SECOND}/s",
+                f"{stream['took_s']:.1f} s",
+                f"expected {stream['expected_s']:.1f} s, {stream['chars']:,} chars",
+            ),
+            (
+                "  max backlog (deltas not yet rendered)",
+                str(stream["max_backlog"]),
+                "sampled every 0.25 s",
+            ),
+            (
+                "  mean backlog first / last 10%",
+                f"{stream['mean_backlog_first_10pct']:.1f} / "
+                f"{stream['mean_backlog_last_10pct']:.1f}",
+                "grows"
+                if stream["mean_backlog_last_10pct"]
+                > 4 * max(1.0, stream["mean_backlog_first_10pct"])
+                else "does not grow",
+            ),
+            (
+                f"open {opened['messages']:,}-message conversation",
+                f"{opened['open_s'] * 1000:.0f} ms",
+                "to first rendered frame",
+            ),
+            (
+                "  mount 50 older when scrolled to top (median)",
+                f"{opened['mount_older_median_s'] * 1000:.0f} ms",
+                "",
+            ),
+            (
+                "  RSS after opening",
+                f"{opened['rss_after_mb']:.0f} MB",
+                f"bench process; {opened['rss_before_mb']:.0f} MB before",
+            ),
+        ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>12}  notes")
     for name, value, note in rows:

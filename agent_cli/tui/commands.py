@@ -10,7 +10,7 @@ from agent_cli.tui.labels import format_cost, format_tokens, mode_label, rule_li
 if TYPE_CHECKING:
     from agent_cli.tui.app import NerveApp
 
-__all__ = ["COMMANDS", "HELP_KEYS", "parse_slash", "run_command"]
+__all__ = ["COMMANDS", "HELP_KEYS", "WITHOUT_SESSION", "parse_slash", "run_command"]
 
 COMMANDS: dict[str, str] = {
     "help": "show commands and keys",
@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "exit": "quit Nerve",
     "quit": "quit Nerve",
 }
+# Commands that work while the session is still starting (or failed to start); the others wait.
+WITHOUT_SESSION = frozenset({"help", "exit", "quit"})
 
 HELP_KEYS = [
     "Enter send · Ctrl+J newline · Up/Down history · Tab complete",

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_cli.tui.labels import content_text
-from agent_cli.tui.widgets import MarkdownText, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
 __all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages"]
 
@@ -91,6 +91,8 @@ def _widget_for(entry: Entry) -> Widget:
     if entry.kind == "user":
         return UserMessage(entry.text)
     if entry.kind == "assistant":
+        from agent_cli.tui.markdown import MarkdownText
+
         return MarkdownText(entry.text)
     if entry.kind == "tool":
         w = ToolCall(entry.tool_use_id, entry.header)

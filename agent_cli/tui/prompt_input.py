@@ -6,16 +6,39 @@ is open, Up/Down move in it, Tab or Enter take the highlighted item, Esc closes 
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
-from textual.widgets.option_list import Option
 
-from agent_cli.tui.completion import Completion
+
+def _import_text_area_without_syntax() -> None:
+    """Import Textual's TextArea without its optional tree-sitter support.
+
+    TextArea's modules import ``tree_sitter`` when it is installed (it is: the Bash analysis
+    uses it), only for syntax highlighting, which the prompt never uses. Hiding the module for
+    that one import keeps tree-sitter out of start-up; the Bash analysis still imports it
+    normally later.
+    """
+    if "textual.widgets._text_area" in sys.modules or "tree_sitter" in sys.modules:
+        return
+    sys.modules["tree_sitter"] = None  # type: ignore[assignment]  # import now raises ImportError
+    try:
+        import textual.widgets._text_area  # noqa: F401
+    finally:
+        if "tree_sitter" in sys.modules and sys.modules["tree_sitter"] is None:
+            del sys.modules["tree_sitter"]
+
+
+_import_text_area_without_syntax()
+
+from textual.widgets import OptionList, TextArea  # noqa: E402
+from textual.widgets.option_list import Option  # noqa: E402
+
+from agent_cli.tui.completion import Completion  # noqa: E402
 
 __all__ = ["CompletionList", "PromptInput"]
 

@@ -1,23 +1,25 @@
-"""Conversation widgets: user prompts, streamed assistant Markdown, tool calls, notices, status."""
+"""Conversation widgets: user prompts, tool calls, notices, status.
+
+The Markdown widgets (``AssistantMessage``, ``MarkdownText``) live in ``agent_cli.tui.markdown``,
+imported on first use: Textual's Markdown pulls markdown_it and Rich's Markdown pulls pygments,
+which the first frame does not need. They are still reachable as attributes of this module.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from agent_cli.tui.labels import collapse, content_text
 
 __all__ = [
-    "AssistantMessage",
-    "MarkdownText",
     "NoticeLine",
     "StatusBar",
     "StreamStats",
@@ -58,84 +60,13 @@ class StreamStats:
         return self.received - self.rendered
 
 
-class MarkdownText(Static):
-    """Finished assistant text as ONE widget (Rich Markdown).
+def __getattr__(name: str) -> Any:
+    # The Markdown widgets load on first use (see the module docstring).
+    if name in ("AssistantMessage", "MarkdownText"):
+        from agent_cli.tui import markdown
 
-    Textual's Markdown widget mounts a widget per block; thousands of them make every layout
-    pass slow. Stored messages and finished stream chunks use this instead.
-    """
-
-    def __init__(self, source: str) -> None:
-        super().__init__(RichMarkdown(source), classes="assistant")
-        self.source = source
-
-
-class AssistantMessage(Markdown):
-    """Assistant text, streamed.
-
-    Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
-    that arrives is joined into the next one, so the UI keeps up however fast the model streams
-    (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
-    """
-
-    def __init__(self, text: str = "", stats: StreamStats | None = None) -> None:
-        super().__init__(text, classes="assistant")
-        self._pending: list[str] = []
-        self._wake = asyncio.Event()
-        self._stream_task: asyncio.Task[None] | None = None
-        self.stats = stats if stats is not None else StreamStats()
-        self.received = 0  # deltas handed to feed()
-        self.rendered = 0  # deltas whose append has completed
-        self.fed_chars = 0
-        self.fence_open = False  # inside a ``` block: never split there
-
-    @property
-    def backlog(self) -> int:
-        """Deltas received but not yet rendered."""
-        return self.received - self.rendered
-
-    def feed(self, text: str) -> None:
-        """Queue a text delta; cheap, never awaits."""
-        if not text:
-            return
-        self._pending.append(text)
-        self.received += 1
-        self.stats.received += 1
-        self.fed_chars += len(text)
-        if text.count("```") % 2:
-            self.fence_open = not self.fence_open
-        self._wake.set()
-        if self._stream_task is None:
-            self._stream_task = asyncio.create_task(self._run())
-
-    async def _run(self) -> None:
-        try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                if not self._pending:
-                    continue
-                batch, self._pending = self._pending, []
-                await asyncio.shield(self.append("".join(batch)))
-                self.rendered += len(batch)
-                self.stats.rendered += len(batch)
-        except asyncio.CancelledError:
-            pass
-        if self._pending:
-            batch, self._pending = self._pending, []
-            await self.append("".join(batch))
-            self.rendered += len(batch)
-            self.stats.rendered += len(batch)
-
-    async def finish(self) -> None:
-        """Render whatever is queued and stop the updater."""
-        task, self._stream_task = self._stream_task, None
-        if task is not None:
-            # Let the updater drain before cancelling it, so the tail is never lost.
-            while self.rendered < self.received and not task.done():
-                await asyncio.sleep(0.005)
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        return getattr(markdown, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ToolCall(Vertical, can_focus=True):

@@ -1,0 +1,97 @@
+"""Assistant text widgets. Imported on first use, not before the first frame.
+
+Textual's ``Markdown`` imports markdown_it and Rich's ``Markdown`` imports pygments; neither is
+needed to paint the empty app, so ``agent_cli.tui.app`` imports this module when the first
+assistant text (streamed or stored) arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.widgets import Markdown, Static
+
+from agent_cli.tui.widgets import StreamStats
+
+__all__ = ["AssistantMessage", "MarkdownText"]
+
+
+class MarkdownText(Static):
+    """Finished assistant text as ONE widget (Rich Markdown).
+
+    Textual's Markdown widget mounts a widget per block; thousands of them make every layout
+    pass slow. Stored messages and finished stream chunks use this instead.
+    """
+
+    def __init__(self, source: str) -> None:
+        super().__init__(RichMarkdown(source), classes="assistant")
+        self.source = source
+
+
+class AssistantMessage(Markdown):
+    """Assistant text, streamed.
+
+    Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
+    that arrives is joined into the next one, so the UI keeps up however fast the model streams
+    (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
+    """
+
+    def __init__(self, text: str = "", stats: StreamStats | None = None) -> None:
+        super().__init__(text, classes="assistant")
+        self._pending: list[str] = []
+        self._wake = asyncio.Event()
+        self._stream_task: asyncio.Task[None] | None = None
+        self.stats = stats if stats is not None else StreamStats()
+        self.received = 0  # deltas handed to feed()
+        self.rendered = 0  # deltas whose append has completed
+        self.fed_chars = 0
+        self.fence_open = False  # inside a ``` block: never split there
+
+    @property
+    def backlog(self) -> int:
+        """Deltas received but not yet rendered."""
+        return self.received - self.rendered
+
+    def feed(self, text: str) -> None:
+        """Queue a text delta; cheap, never awaits."""
+        if not text:
+            return
+        self._pending.append(text)
+        self.received += 1
+        self.stats.received += 1
+        self.fed_chars += len(text)
+        if text.count("```") % 2:
+            self.fence_open = not self.fence_open
+        self._wake.set()
+        if self._stream_task is None:
+            self._stream_task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                if not self._pending:
+                    continue
+                batch, self._pending = self._pending, []
+                await asyncio.shield(self.append("".join(batch)))
+                self.rendered += len(batch)
+                self.stats.rendered += len(batch)
+        except asyncio.CancelledError:
+            pass
+        if self._pending:
+            batch, self._pending = self._pending, []
+            await self.append("".join(batch))
+            self.rendered += len(batch)
+            self.stats.rendered += len(batch)
+
+    async def finish(self) -> None:
+        """Render whatever is queued and stop the updater."""
+        task, self._stream_task = self._stream_task, None
+        if task is not None:
+            # Let the updater drain before cancelling it, so the tail is never lost.
+            while self.rendered < self.received and not task.done():
+                await asyncio.sleep(0.005)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
