@@ -199,18 +199,7 @@ class AgentSession:
             hooks=hooks,
         )
         if reader is not None:
-            for rec in reader.read_file_state:
-                try:
-                    ctx.state.read_files.record(
-                        ReadRecord(
-                            Path(rec["path"]),
-                            str(rec["content_hash"]),
-                            int(rec["mtime_ns"]),
-                            bool(rec.get("partial", False)),
-                        )
-                    )
-                except (KeyError, TypeError, ValueError):
-                    warnings.append("skipped a malformed read-file-state entry")
+            warnings += _restore_read_files(reader, ctx.state.read_files)
 
         model_name, client = _model(options, settings, model_client)
         system_prompt = build_system_prompt(
@@ -406,14 +395,14 @@ class AgentSession:
         self.loop.model_name = self.model
 
     def list_sessions(self) -> list[dict[str, Any]]:
+        from agent_cli.resume import session_title
+
         out = []
         for s in list_sessions(self.cwd):
-            title = None
             try:
-                reader = TranscriptReader.load(s.path)
-                title = reader.title or reader.first_prompt()
+                title = session_title(s.path)
             except OSError:
-                pass
+                title = None
             out.append(
                 {
                     "session_id": s.session_id,
@@ -425,19 +414,58 @@ class AgentSession:
         return out
 
     async def resume(self, session_id: str) -> list[dict[str, Any]]:
+        """Switch to a stored session (``/resume``): the same restoration as ``nerve -r ID``."""
+        from permissions.rules import RuleSyntaxError, make_rule
+        from tools.context import ReadFileState
+
         path = find_session(self.cwd, session_id)
         reader = TranscriptReader.load(path)
+        old_branch = self.transcript.git_branch if self.transcript is not None else None
         if self.transcript is not None:
             self.transcript.close()
             self.transcript = TranscriptWriter(
                 path,
                 session_id=reader.session_id or path.stem,
                 cwd=self.cwd,
+                git_branch=old_branch,
                 last_uuid=reader.last_uuid,
             )
             self.loop.transcript = self.transcript
-        self.loop.messages[:] = repair_for_resume(reader, self.transcript)
         self.session_id = reader.session_id or path.stem
+        perms = self.ctx.permissions
+        rules = [r for r in perms.rules if r.source is not RuleSource.SESSION]
+        for stored in reader.session_rules:
+            try:
+                rules.append(
+                    make_rule(stored["rule"], stored["behavior"], RuleSource.SESSION, self.cwd)
+                )
+            except (RuleSyntaxError, ValueError):
+                self.warnings.append(f"skipped a stored session rule {stored!r}")
+        mode = PermissionMode.DEFAULT
+        if reader.permission_mode:
+            try:
+                restored = PermissionMode.parse(reader.permission_mode)
+            except ValueError:
+                restored = PermissionMode.DEFAULT
+            # never silently back in plan or bypass mode
+            if restored not in (PermissionMode.PLAN, PermissionMode.BYPASS):
+                mode = restored
+        read_files = ReadFileState()
+        self.warnings += _restore_read_files(reader, read_files)
+        self.loop.ctx.state.read_files = read_files
+        self.loop.ctx = replace(
+            self.ctx,
+            permissions=replace(perms, rules=tuple(rules), mode=mode),
+            options=replace(
+                self.ctx.options,
+                session_id=self.session_id,
+                session_dir=self.transcript.session_dir if self.transcript else None,
+            ),
+        )
+        self.restored_tasks = list(reader.background_tasks)
+        self.warnings += reader.warnings
+        self.loop.messages[:] = repair_for_resume(reader, self.transcript)
+        self._start_source = "resume"
         return list(self.loop.messages)
 
     def prewarm(self) -> None:
@@ -531,6 +559,25 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
         return resolve_model(options.model, settings.model), client
     config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
     return config.model, _LazyModelClient(config)
+
+
+def _restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:
+    """Put back what the model had read, so an unchanged file can be edited without a re-read
+    (Edit still refuses a file whose mtime and content changed since)."""
+    warnings = []
+    for rec in reader.read_file_state:
+        try:
+            state.record(
+                ReadRecord(
+                    Path(rec["path"]),
+                    str(rec["content_hash"]),
+                    int(rec["mtime_ns"]),
+                    bool(rec.get("partial", False)),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            warnings.append("skipped a malformed read-file-state entry")
+    return warnings
 
 
 def _import_client() -> Any:
