@@ -1,23 +1,18 @@
 """The Nerve TUI: drives a SessionPort and renders the events it yields. No policy lives here.
 
-Start-up is split so the first frame comes first: the app is given either a ready session or a
-session factory. With a factory the app paints (prompt focused, status "starting…"), then builds
-the session in a thread, then prewarms the model SDK. Input typed meanwhile is kept and replayed
-once the session is ready; a factory error is shown in the app, which stays usable for /exit.
-Modules only a later step needs (the permission modal, Markdown) are imported on first use.
+The first frame comes before the session (see ``startup``); input submitted meanwhile waits in
+``pending``. The permission modal and Markdown widgets are imported on first use.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
@@ -34,12 +29,12 @@ from agent_cli.events import (
 )
 from agent_cli.history import PromptHistory
 from agent_cli.session_api import SessionPort
-from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 from agent_cli.tui.commands import COMMANDS, WITHOUT_SESSION, parse_slash, run_command
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.labels import status_text
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
+from agent_cli.tui.startup import SessionFactory, SessionHost, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
 
@@ -49,22 +44,15 @@ if TYPE_CHECKING:
 
 __all__ = ["LOCAL_SETTINGS", "STARTING", "NerveApp", "SessionFactory", "SessionNotReady"]
 
-SessionFactory = Callable[[], SessionPort]
 STARTING = "starting…"
-
 LOCAL_SETTINGS = ".nerve/settings.local.json"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
 CTRL_D_WINDOW_S = 1.0
 FORCE_STOP_S = 3.0
 SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this
-CLOSE_WAIT_S = 30.0  # on exit, how long to wait for a session still being built, to close it
 
 
-class SessionNotReady(RuntimeError):
-    """The session is still being built (or failed to build)."""
-
-
-class NerveApp(App[int]):
+class NerveApp(SessionHost):
     """The interactive app over ``session``, or over the session ``session_factory`` builds.
 
     ``typing_pause_s`` and ``guard_s`` are the keystroke guard.
@@ -92,15 +80,8 @@ class NerveApp(App[int]):
         guard_s: float = 0.5,
         status_interval_s: float = 2.0,
     ) -> None:
-        if (session is None) == (session_factory is None):
-            raise ValueError("NerveApp needs exactly one of session and session_factory")
-        super().__init__()
-        self._session = session
-        self._factory = session_factory
-        self._building: asyncio.Future[SessionPort] | None = None
-        self.startup_error: str | None = None
+        super().__init__(session, session_factory)
         self.pending: list[str] = []  # submitted before the session was ready
-        self.first_frame_probe: FirstFrameProbe | None = None
         self.bypass_available = bypass_available
         self.cwd = cwd if cwd is not None else Path.cwd()
         self.history = history if history is not None else PromptHistory(self.cwd)
@@ -138,99 +119,31 @@ class NerveApp(App[int]):
             f"✻ Welcome to Nerve  ·  {self.cwd}\n"
             "/help for commands · Shift+Tab to change mode · Ctrl+D twice to exit"
         )
-        if self._session is not None:
-            self._session.set_permission_handler(self.ask_permission)
+        if self.session_ready:
+            self.session.set_permission_handler(self.ask_permission)
         self.refresh_status()
         self.set_interval(self.status_interval_s, self.refresh_status)
-        if bench_path := os.environ.get(BENCH_ENV):
-            self.first_frame_probe = FirstFrameProbe(Path(bench_path))
-        # Everything else waits for the first frame, so nothing competes with painting it.
-        self.call_after_refresh(self._after_first_frame)
-
-    def _after_first_frame(self) -> None:
-        if self.first_frame_probe is not None:
-            self.first_frame_probe.frame()
-        if self._session is not None:
-            self._prewarm(self._session)
-            self._bench_done()
-        else:
-            self._start_session()
+        # The rest (building the session, the SDK) waits, so nothing competes with the paint.
+        self.call_after_refresh(self.after_first_frame)
 
     async def on_unmount(self) -> None:
-        session = self._session
-        if session is None and self._building is not None:
-            # Exit while the factory runs: wait for it, so what it opened is closed properly.
-            try:
-                session = await asyncio.wait_for(asyncio.shield(self._building), CLOSE_WAIT_S)
-            except Exception:
-                session = None
-        if session is None:
-            return
-        try:
-            await session.close()
-        except Exception:  # closing must never keep the terminal hostage
-            pass
+        await self.close_session()
 
-    # -- session start-up ------------------------------------------------------------------
-
-    @property
-    def session(self) -> SessionPort:
-        """The running session; raises SessionNotReady while it is being built."""
-        if self._session is None:
-            raise SessionNotReady(self.startup_error or "the session is still starting")
-        return self._session
-
-    @property
-    def session_ready(self) -> bool:
-        return self._session is not None
-
-    def _start_session(self) -> None:
-        assert self._factory is not None
-        loop = asyncio.get_running_loop()
-        # run_in_executor, not a cancellable worker: on exit we still want the result, to close it.
-        self._building = loop.run_in_executor(None, self._factory)
-        self.run_worker(self._await_session(self._building), group="startup")
-
-    async def _await_session(self, building: asyncio.Future[SessionPort]) -> None:
-        try:
-            session = await asyncio.shield(building)
-        except Exception as exc:
-            self._startup_failed(exc)
-            return
-        self._session = session
+    async def session_started(self, session: SessionPort) -> None:
         session.set_permission_handler(self.ask_permission)
-        self._prewarm(session)
         self.refresh_status()
-        self._bench_done()
         pending, self.pending = self.pending, []
         for text in pending:
             await self._dispatch(text)
 
-    def _startup_failed(self, exc: BaseException) -> None:
-        self.startup_error = _startup_message(exc)
-        self.say(f"Could not start the session: {self.startup_error}", "error")
+    def session_failed(self, message: str) -> None:
+        self.say(f"Could not start the session: {message}", "error")
         if self.pending:
             n = len(self.pending)
             self.say(f"{n} queued input{'s' if n != 1 else ''} not sent.", "warning")
             self.pending = []
         self.say("Fix the problem and start nerve again; /exit quits.")
         self.refresh_status()
-        self._bench_done()
-
-    @staticmethod
-    def _prewarm(session: SessionPort) -> None:
-        prewarm = getattr(session, "prewarm", None)
-        if callable(prewarm):
-            try:
-                prewarm()
-            except Exception:  # an optimisation; the first request imports what it needs
-                pass
-
-    def _bench_done(self) -> None:
-        probe = self.first_frame_probe
-        if probe is not None:
-            probe.ready(self.startup_error)
-            self.exit(0)
 
     def _complete(self, text: str, cursor: int) -> list[Completion]:
         if text.startswith("/"):
@@ -244,7 +157,7 @@ class NerveApp(App[int]):
         self.conversation.mount(NoticeLine(text, level))
 
     def refresh_status(self) -> None:
-        if self._session is None:
+        if not self.session_ready:
             failed = self.startup_error is not None
             self.status.show("session failed to start · /exit to quit" if failed else STARTING)
             return
@@ -264,7 +177,7 @@ class NerveApp(App[int]):
         self.prompt_input.remember(text)
         self.history.append(text)
         slash = parse_slash(text)
-        if self._session is None and not (slash is not None and slash[0] in WITHOUT_SESSION):
+        if not self.session_ready and not (slash is not None and slash[0] in WITHOUT_SESSION):
             if self.startup_error is not None:
                 self.say(f"No session: {self.startup_error} (/exit to quit)", "error")
             else:
@@ -404,31 +317,15 @@ class NerveApp(App[int]):
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionResponse:
         """The session's permission handler: wait for a pause in typing, then ask."""
-        from agent_cli.tui.permission import PermissionScreen
-        from tools.context import PermissionAnswer, PermissionResponse
+        from agent_cli.tui.permission import ask_in_modal
+        from tools.context import PermissionAnswer
 
         async with self._perm_lock:
             while (idle := time.monotonic() - self.prompt_input.last_key_time) < (
                 self.typing_pause_s
             ):
                 await asyncio.sleep(self.typing_pause_s - idle)
-            loop = asyncio.get_running_loop()
-            answer: asyncio.Future[PermissionResponse] = loop.create_future()
-
-            def done(response: PermissionResponse | None) -> None:
-                if not answer.done():
-                    answer.set_result(response or PermissionResponse(PermissionAnswer.DENY))
-
-            screen = PermissionScreen(prompt, guard_s=self.guard_s)
-            # push_screen + a future rather than push_screen_wait: the session may call this
-            # from a task that is not a Textual worker (e.g. parallel tool execution).
-            self.push_screen(screen, done)
-            try:
-                response = await answer
-            except asyncio.CancelledError:
-                if screen.is_current:
-                    screen.dismiss(PermissionResponse(PermissionAnswer.DENY))
-                raise
+            response = await ask_in_modal(self, prompt, self.guard_s)
         if response.answer is PermissionAnswer.ALLOW_ALWAYS and response.rules:
             names = ", ".join(str(r) for r in response.rules)
             plural = "s" if len(response.rules) > 1 else ""
@@ -446,10 +343,10 @@ class NerveApp(App[int]):
         return True
 
     def action_cycle_mode(self) -> None:
-        if self._session is None:
+        if not self.session_ready:
             self.notify("The session is not ready yet", timeout=2)
             return
-        self._session.cycle_mode()
+        self.session.cycle_mode()
         self.refresh_status()
 
     def action_interrupt(self) -> None:
@@ -490,13 +387,3 @@ class NerveApp(App[int]):
         await self.conversation.load(entries_from_messages(messages))
         self.say(f"Resumed session {session_id}.")
         self.refresh_status()
-
-
-def _startup_message(exc: BaseException) -> str:
-    """What the user reads when the session could not be built."""
-    from agent_cli.model.config import MissingApiKey
-    from agent_cli.resume import SessionError
-
-    if isinstance(exc, (MissingApiKey, SessionError, ValueError)):
-        return str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {exc}"

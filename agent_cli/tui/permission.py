@@ -8,12 +8,14 @@ typing meant for the prompt never answers it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -21,7 +23,7 @@ from textual.widgets import Input, Static
 
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
-__all__ = ["PermissionScreen", "describe_input", "reason_lines", "rules_label"]
+__all__ = ["PermissionScreen", "ask_in_modal", "describe_input", "reason_lines", "rules_label"]
 
 PREVIEW_MAX_LINES = 40
 
@@ -187,3 +189,28 @@ class PermissionScreen(ModalScreen[PermissionResponse]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(self._response("no", event.value.strip()))
+
+
+async def ask_in_modal(
+    app: App[Any], prompt: PermissionPrompt, guard_s: float
+) -> PermissionResponse:
+    """Show ``prompt`` in a PermissionScreen over ``app`` and wait for the answer.
+
+    Cancelling the wait dismisses the screen with a denial (the turn was interrupted).
+    """
+    answer: asyncio.Future[PermissionResponse] = asyncio.get_running_loop().create_future()
+
+    def done(response: PermissionResponse | None) -> None:
+        if not answer.done():
+            answer.set_result(response or PermissionResponse(PermissionAnswer.DENY))
+
+    screen = PermissionScreen(prompt, guard_s=guard_s)
+    # push_screen + a future rather than push_screen_wait: the session may call this from a
+    # task that is not a Textual worker (e.g. parallel tool execution).
+    app.push_screen(screen, done)
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        if screen.is_current:
+            screen.dismiss(PermissionResponse(PermissionAnswer.DENY))
+        raise

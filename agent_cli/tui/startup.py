@@ -1,0 +1,131 @@
+"""An app that paints first and builds its session after.
+
+``nerve`` must show its first frame within ~300 ms, but building a real session takes longer
+(settings, the tool registry, hooks, git probes), and the model SDK longer still. So the app
+gets a ready session (tests, the demo) or a factory (``nerve``): it paints, then runs the
+factory in a thread, then asks the session to ``prewarm`` (import the SDK in the background).
+The subclass decides what the user sees through ``session_started`` and ``session_failed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App
+
+from agent_cli.session_api import SessionPort
+from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
+
+__all__ = ["CLOSE_WAIT_S", "SessionFactory", "SessionHost", "SessionNotReady", "startup_message"]
+
+SessionFactory = Callable[[], SessionPort]
+CLOSE_WAIT_S = 30.0  # on exit, how long to wait for a session still being built, to close it
+
+
+class SessionNotReady(RuntimeError):
+    """The session is still being built, or failed to build."""
+
+
+class SessionHost(App[int]):
+    """Owns the session: given ready, or built by ``session_factory`` after the first frame."""
+
+    def __init__(
+        self, session: SessionPort | None = None, session_factory: SessionFactory | None = None
+    ) -> None:
+        if (session is None) == (session_factory is None):
+            raise ValueError("the app needs exactly one of session and session_factory")
+        super().__init__()
+        self._session = session
+        self._factory = session_factory
+        self._building: asyncio.Future[SessionPort] | None = None
+        self.startup_error: str | None = None
+        bench = os.environ.get(BENCH_ENV)
+        self.first_frame_probe = FirstFrameProbe(Path(bench)) if bench else None
+
+    @property
+    def session(self) -> SessionPort:
+        """The running session; raises SessionNotReady while there is none."""
+        if self._session is None:
+            raise SessionNotReady(self.startup_error or "the session is still starting")
+        return self._session
+
+    @property
+    def session_ready(self) -> bool:
+        return self._session is not None
+
+    # -- hooks for the subclass ------------------------------------------------------------
+
+    async def session_started(self, session: SessionPort) -> None:
+        """The session is ready (called once, on the event loop)."""
+
+    def session_failed(self, message: str) -> None:
+        """The factory raised; ``message`` says why, for the user."""
+
+    # -- start and stop --------------------------------------------------------------------
+
+    def after_first_frame(self) -> None:
+        """Call once the first frame is painted (``call_after_refresh`` in ``on_mount``)."""
+        if self.first_frame_probe is not None:
+            self.first_frame_probe.frame()
+        if self._session is not None:
+            self.run_worker(self._started(self._session), group="startup")
+            return
+        assert self._factory is not None
+        # run_in_executor rather than a thread worker: on exit the result is still wanted (to
+        # close it), and a cancelled worker would drop it.
+        self._building = asyncio.get_running_loop().run_in_executor(None, self._factory)
+        self.run_worker(self._await_factory(self._building), group="startup")
+
+    async def _await_factory(self, building: asyncio.Future[SessionPort]) -> None:
+        try:
+            session = await asyncio.shield(building)
+        except Exception as exc:
+            self.startup_error = startup_message(exc)
+            self.session_failed(self.startup_error)
+            self._bench_done()
+            return
+        self._session = session
+        await self._started(session)
+
+    async def _started(self, session: SessionPort) -> None:
+        prewarm = getattr(session, "prewarm", None)
+        if callable(prewarm):
+            try:
+                prewarm()
+            except Exception:  # an optimisation only: the first request imports what it needs
+                pass
+        self._bench_done()
+        await self.session_started(session)
+
+    def _bench_done(self) -> None:
+        if self.first_frame_probe is not None:
+            self.first_frame_probe.ready(self.startup_error)
+            self.exit(0)
+
+    async def close_session(self) -> None:
+        """Close the session; one still being built is awaited first (bounded), then closed."""
+        session = self._session
+        if session is None and self._building is not None:
+            try:
+                session = await asyncio.wait_for(asyncio.shield(self._building), CLOSE_WAIT_S)
+            except Exception:
+                session = None
+        if session is None:
+            return
+        try:
+            await session.close()
+        except Exception:  # closing must never keep the terminal hostage
+            pass
+
+
+def startup_message(exc: BaseException) -> str:
+    """What the user reads when the session could not be built."""
+    from agent_cli.model.config import MissingApiKey
+    from agent_cli.resume import SessionError
+
+    if isinstance(exc, (MissingApiKey, SessionError, ValueError)):
+        return str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {exc}"
