@@ -3,7 +3,8 @@
 Used by ``bench/tui.py`` and ``tests/agent_cli/test_startup.py``; not a user feature. The app
 writes ``{"t": <time.time() at the first frame>, "modules": [<sys.modules then>]}`` to the file
 as soon as the first frame is painted, then, when the session is ready (or failed), rewrites it
-with ``"ready": <time.time()>`` and ``"error": <message or null>`` added, and exits with 0.
+with ``"ready": <time.time()>`` and ``"error": <message or null>`` added, and exits with 0
+after painting one more frame (so a start-up error is on screen).
 Each write replaces the file atomically, so a reader never sees half a record.
 """
 

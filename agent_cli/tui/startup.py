@@ -103,7 +103,7 @@ class SessionHost(App[int]):
     def _bench_done(self) -> None:
         if self.first_frame_probe is not None:
             self.first_frame_probe.ready(self.startup_error)
-            self.exit(0)
+            self.call_after_refresh(self.exit, 0)  # after painting what start-up showed
 
     async def close_session(self) -> None:
         """Close the session; one still being built is awaited first (bounded), then closed."""

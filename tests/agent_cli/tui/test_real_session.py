@@ -50,13 +50,17 @@ def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         server.stop()
 
 
-def _app(project: Path, **options: Any) -> Any:
+def _app(project: Path, *, factory: bool = False, **options: Any) -> Any:
+    """The app over a real session; with ``factory`` it builds it in a thread, as ``nerve`` does."""
     from agent_cli.session import AgentSession
     from agent_cli.tui.app import NerveApp
 
-    session = AgentSession.create(RunOptions(**options), cwd=project, interactive=True)
+    def build() -> AgentSession:
+        return AgentSession.create(RunOptions(**options), cwd=project, interactive=True)
+
     return NerveApp(
-        session,
+        None if factory else build(),
+        session_factory=build if factory else None,
         cwd=project,
         history=PromptHistory(project, project.parent / "history.jsonl"),
         typing_pause_s=0.0,
@@ -139,4 +143,20 @@ async def test_escape_interrupts_a_running_command(project: Path, serve: Any) ->
         await wait_for(pilot, lambda: not app.turn_running, timeout=10)
         assert "Interrupted" in [n.notice_text for n in app.query(NoticeLine)]
         assert app.query_one(ToolCall).is_error
+    server.assert_done()
+
+
+async def test_session_built_behind_the_first_frame(project: Path, serve: Any) -> None:
+    server = serve(_touch_scenario("early.txt", "Made it."))
+    app = _app(project, factory=True)
+    async with app.run_test(size=SIZE) as pilot:
+        # Typed at once: the prompt waits for the session, then runs through the real loop.
+        app.prompt_input.load_text("make early")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=15)
+        assert app.session_ready and app.startup_error is None
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        assert (project / "early.txt").exists()
+        assert app.query(AssistantMessage).last().source == "Made it."
     server.assert_done()

@@ -20,8 +20,10 @@ def main() -> int:
     server = ScriptedServer(Scenario.from_json(scenario_path)).start()
     os.environ["ANTHROPIC_BASE_URL"] = server.base_url
     try:
-        session = AgentSession.create(RunOptions(), cwd=project, interactive=True)
-        return run_tui(session)
+        # As ``nerve`` does: the first frame first, the session built in a thread behind it.
+        return run_tui(
+            session_factory=lambda: AgentSession.create(RunOptions(), cwd=project, interactive=True)
+        )
     finally:
         server.stop()
 
