@@ -37,6 +37,8 @@ BASE_TOOL_MODULES: tuple[str, ...] = (
     "tools.builtin.grep",
     "tools.builtin.notebook_edit",
     "tools.builtin.tool_search",
+    "tools.builtin.agent",
+    "tools.builtin.plan_mode",
 )
 
 # Tools behind a feature flag: imported only when ``flags[flag]`` is true.
