@@ -10,13 +10,15 @@ from tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE, MODE_BEFORE
 from tools.builtin.write import write_tool as WRITE
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
 from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import ToolCall, run_tool_call
+from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
 
 PLAN = "## Plan\n1. Add `hello.txt`\n2. Run the tests"
 TOOLS = (ENTER_PLAN_MODE, EXIT_PLAN_MODE, WRITE)
 
 
-async def _run(name: str, inp: dict[str, object], ctx: ToolUseContext, call_id: str = "t1"):  # type: ignore[no-untyped-def]
+async def _run(
+    name: str, inp: dict[str, object], ctx: ToolUseContext, call_id: str = "t1"
+) -> CallOutcome:
     return await run_tool_call(ToolCall(call_id, name, inp), ctx)
 
 
@@ -148,6 +150,10 @@ async def test_plan_tools_refuse_sub_agents(tmp_path: Path) -> None:
 
     ctx = make_ctx(TOOLS, mode=PermissionMode.PLAN, cwd=tmp_path, prompts=ScriptedPrompts())
     child = dataclasses.replace(ctx, agent=AgentContext(agent_id="a1"))
-    for name, inp in (("EnterPlanMode", {}), ("ExitPlanMode", {"plan": PLAN})):
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("EnterPlanMode", {}),
+        ("ExitPlanMode", {"plan": PLAN}),
+    ]
+    for name, inp in calls:
         out = await _run(name, inp, child)
         assert out.is_error and "sub-agent" in out.tool_result["content"]
