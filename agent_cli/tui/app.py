@@ -16,19 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from agent_cli.events import (
-    ErrorEvent,
-    Notice,
-    PermissionDecided,
-    RetryEvent,
-    TextDelta,
-    ToolFinished,
-    ToolProgress,
-    ToolStarted,
-    TurnFinished,
-)
 from agent_cli.history import PromptHistory
-from agent_cli.session_api import SessionPort
 from agent_cli.tui.commands import COMMANDS, WITHOUT_SESSION, parse_slash, run_command
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
@@ -39,6 +27,7 @@ from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
 
 if TYPE_CHECKING:
+    from agent_cli.session_api import SessionPort
     from agent_cli.tui.markdown import AssistantMessage
     from tools.context import PermissionPrompt, PermissionResponse
 
@@ -256,6 +245,19 @@ class NerveApp(SessionHost):
 
     async def handle_event(self, event: Any) -> None:
         """Render one agent event in place."""
+        # Imported here, not at the top: the event classes cost ~10 ms the first frame can skip.
+        from agent_cli.events import (
+            ErrorEvent,
+            Notice,
+            PermissionDecided,
+            RetryEvent,
+            TextDelta,
+            ToolFinished,
+            ToolProgress,
+            ToolStarted,
+            TurnFinished,
+        )
+
         if isinstance(event, TextDelta):
             if self.interrupted:
                 return

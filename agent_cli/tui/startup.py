@@ -13,15 +13,18 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from agent_cli.session_api import SessionPort
 from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
+
+if TYPE_CHECKING:
+    from agent_cli.session_api import SessionPort
 
 __all__ = ["CLOSE_WAIT_S", "SessionFactory", "SessionHost", "SessionNotReady", "startup_message"]
 
-SessionFactory = Callable[[], SessionPort]
+SessionFactory = Callable[[], "SessionPort"]
 CLOSE_WAIT_S = 30.0  # on exit, how long to wait for a session still being built, to close it
 
 
