@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from tools.builtin.bash.output import clean_text, spool_dir
 from tools.builtin.bash.runner import bash_path, kill_group, signal_name
+from tools.builtin.reaper import note_group, owner_env
 from tools.context import ToolUseContext
 
 __all__ = [
@@ -132,10 +133,12 @@ class BackgroundTaskManager:
                 stdout=fd,
                 stderr=fd,
                 cwd=str(cwd),
+                env=owner_env(),  # a crashed Nerve's task is ended by the next start's reaper
                 start_new_session=True,
             )
         finally:
             os.close(fd)
+        note_group(proc.pid)
         task = BackgroundTask(
             task_id=task_id, command=command, output_path=path, proc=proc, started_at=time.time()
         )

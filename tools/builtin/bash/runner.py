@@ -10,6 +10,9 @@ reap bash. The same clean-up runs on timeout, on abort and on cancellation.
 stdout and stderr are merged into one stream (one pipe for both), so the model sees them
 interleaved in the order they were written. stdin is ``/dev/null``.
 
+If Nerve itself is killed (SIGKILL), nothing here runs: the spawn carries owner markers and
+its group is recorded so that the next Nerve start ends it (``tools/builtin/reaper.py``).
+
 Known limit: a process that calls ``setsid`` itself (``setsid sleep 100 &``) leaves the group
 and escapes; only cgroups or a PID namespace could contain it.
 """
@@ -26,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.builtin.reaper import note_group, owner_env
 from tools.context import AbortSignal
 
 __all__ = [
@@ -188,7 +192,7 @@ async def run_in_group(
             stdout=w,
             stderr=w,
             cwd=str(cwd),
-            env=env,
+            env=owner_env(env),  # marks the group as ours for the reaper (tools/builtin/reaper.py)
             start_new_session=True,
             pass_fds=pass_fds,
         )
@@ -198,6 +202,7 @@ async def run_in_group(
         raise
     os.close(w)
     pgid = proc.pid
+    note_group(pgid)
     eof: asyncio.Future[None] = loop.create_future()
     transport: asyncio.BaseTransport | None = None
     timed_out = interrupted = False
