@@ -1,0 +1,293 @@
+"""Connections to MCP servers, each owned by one long-lived task.
+
+The ``mcp`` client is context-manager based and built on anyio: a cancel scope must be exited
+by the task that entered it. So each server gets its own task that enters the transport and
+the ``ClientSession``, lists the tools, reports ready and then waits for ``close()``; calls from
+other tasks only send requests over the session's streams (safe across tasks). ``close()`` wakes
+the owner, which leaves the contexts in order — the SDK closes the server's stdin, waits, then
+kills its process group, so no server outlives the session.
+
+Failures never escape: a server that cannot start, crashes, hangs past ``MCP_TIMEOUT`` or
+speaks garbage ends up ``FAILED`` with a one-line ``error``; its stderr is in ``log_path``.
+``mcp`` is imported only here, inside functions (it costs ~0.4 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any
+
+from tools.mcp.config import McpServerConfig
+
+__all__ = [
+    "DEFAULT_STARTUP_TIMEOUT_MS",
+    "DEFAULT_TOOL_TIMEOUT_MS",
+    "McpCallError",
+    "McpCallTimeout",
+    "McpConnection",
+    "McpNotConnected",
+    "ServerStatus",
+    "env_ms",
+    "quiet_sdk_logging",
+]
+
+DEFAULT_STARTUP_TIMEOUT_MS = 30_000
+DEFAULT_TOOL_TIMEOUT_MS = 600_000
+_CLOSE_GRACE_S = 8.0  # the SDK's own escalation (stdin close, SIGTERM, SIGKILL) takes <= ~6 s
+_CONNECTION_CLOSED = -32000
+_REQUEST_TIMEOUT = -32001
+# Credentials of our own model provider are not handed to third-party servers.
+_WITHHELD_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def env_ms(environ: Mapping[str, str], name: str, default: int) -> int:
+    """A positive integer of milliseconds from the environment, else ``default``."""
+    try:
+        value = int(environ.get(name, "").strip())
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+class ServerStatus(StrEnum):
+    PENDING = "pending"
+    CONNECTED = "connected"
+    FAILED = "failed"
+    CLOSED = "closed"
+
+
+class McpCallError(Exception):
+    """A call failed on the protocol level (timeout, server error); ``str`` is model-facing."""
+
+
+class McpNotConnected(McpCallError):
+    """The server is not (or no longer) connected."""
+
+
+class McpCallTimeout(McpCallError):
+    """The server did not answer the call in time."""
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real exception inside (anyio wraps task failures in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _leaf(exc)
+    error = getattr(exc, "error", None)
+    message = getattr(error, "message", None) or str(exc).strip()
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "…"
+
+
+class McpConnection:
+    """One configured server: start, list tools, serve calls, close (see module docstring)."""
+
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        log_path: Path,
+        project_dir: Path,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.log_path = log_path
+        self.project_dir = project_dir
+        self.environ = dict(os.environ if environ is None else environ)
+        self.status = ServerStatus.PENDING
+        self.error: str | None = None
+        self.tools: tuple[Any, ...] = ()  # mcp_types.Tool
+        self.server_info: str = ""
+        self.instructions: str | None = None
+        self.startup_s: float | None = None
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._closing = asyncio.Event()
+        self._log: IO[str] | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.status is ServerStatus.CONNECTED and self._session is not None
+
+    # -- start -----------------------------------------------------------------------------
+
+    async def start(self, timeout_s: float) -> bool:
+        """Connect, initialise and list tools within ``timeout_s``; never raises."""
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._task = loop.create_task(self._own(), name=f"mcp-{self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready), timeout_s)
+        except TimeoutError:
+            self._fail(f"did not answer within {timeout_s:g} s (MCP_TIMEOUT)")
+            await self._stop_task()
+        except Exception as exc:  # the owner task reported why it could not connect
+            self._fail(str(exc))
+            await self._stop_task()
+        self.startup_s = time.perf_counter() - started
+        return self.connected
+
+    def _fail(self, why: str) -> None:
+        if self.status is not ServerStatus.CLOSED:
+            self.status = ServerStatus.FAILED
+        self.error = self.error or why
+        self._session = None
+
+    async def _own(self) -> None:
+        """The owner task: holds the transport and session contexts for the whole session."""
+        assert self._ready is not None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await self._open_transport(stack)
+                from mcp import ClientSession
+                from mcp.types import Implementation
+
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read, write, client_info=Implementation(name="nerve", version="0")
+                    )
+                )
+                init = await session.initialize()
+                info = init.server_info
+                self.server_info = f"{info.name} {info.version}".strip() if info else ""
+                self.instructions = init.instructions
+                self.tools = await _list_all_tools(session)
+                self._session = session
+                self.status = ServerStatus.CONNECTED
+                if not self._ready.done():
+                    self._ready.set_result(None)
+                await self._closing.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(RuntimeError(_describe(exc)))
+            else:
+                self._fail(f"connection ended: {_describe(exc)}")
+        finally:
+            self._session = None
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+
+    async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+        config = self.config
+        if config.type == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = await stack.enter_async_context(
+                create_mcp_http_client(headers=dict(config.headers))
+            )
+            streams = await stack.enter_async_context(
+                streamable_http_client(config.url, http_client=http)
+            )
+            return streams[0], streams[1]
+        from mcp import StdioServerParameters, stdio_client
+
+        env = {k: v for k, v in self.environ.items() if k not in _WITHHELD_ENV}
+        env.update(config.env)
+        env.setdefault("CLAUDE_PROJECT_DIR", str(self.project_dir))
+        env.setdefault("NERVE_PROJECT_DIR", str(self.project_dir))
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "a", encoding="utf-8")  # closed by _own
+        params = StdioServerParameters(
+            command=config.command,
+            args=list(config.args),
+            env=env,
+            cwd=config.cwd or str(self.project_dir),
+            encoding_error_handler="replace",
+        )
+        streams = await stack.enter_async_context(stdio_client(params, errlog=self._log))
+        return streams[0], streams[1]
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> Any:
+        """``tools/call``; raises ``McpNotConnected`` / ``McpCallError`` with a model-facing text."""
+        session = self._session
+        if not self.connected or session is None:
+            raise McpNotConnected(f"MCP server {self.name} is not connected")
+        try:
+            return await session.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
+        except Exception as exc:
+            leaf = _leaf(exc)
+            code = getattr(getattr(leaf, "error", None), "code", None)
+            if code == _REQUEST_TIMEOUT:
+                raise McpCallTimeout(
+                    f"MCP tool {tool} on server {self.name} timed out after {timeout_s:g} s"
+                ) from None
+            if code == _CONNECTION_CLOSED or isinstance(leaf, (ConnectionError, EOFError)):
+                self._fail("the server closed the connection")
+                raise McpNotConnected(
+                    f"MCP server {self.name} is not connected (it closed the connection "
+                    "during the call)"
+                ) from None
+            raise McpCallError(f"MCP server {self.name}: {_describe(leaf)}") from None
+
+    # -- close -----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Leave the session and stop the server (bounded); idempotent."""
+        if self.status is not ServerStatus.FAILED:
+            self.status = ServerStatus.CLOSED
+        self._session = None
+        self._closing.set()
+        await self._stop_task(grace_s=_CLOSE_GRACE_S)
+
+    async def _stop_task(self, grace_s: float = 0.0) -> None:
+        task = self._task
+        if task is None or task.done():
+            return
+        self._closing.set()
+        if grace_s > 0:
+            done, _ = await asyncio.wait({task}, timeout=grace_s)
+            if done:
+                return
+        task.cancel()
+        # Cancellation runs the SDK's shielded shutdown (close stdin, SIGTERM, SIGKILL).
+        await asyncio.wait({task}, timeout=_CLOSE_GRACE_S)
+
+
+async def _list_all_tools(session: Any) -> tuple[Any, ...]:
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[Any] = []
+    cursor: str | None = None
+    for _ in range(100):  # a server paging forever is not our problem to follow
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tuple(tools)
+
+
+def quiet_sdk_logging(log_file: Path | None) -> logging.Handler | None:
+    """Send the ``mcp`` logger to a file, not the terminal (Python's last-resort handler
+    would print its parse errors over the UI). Returns the handler to remove at close."""
+    logger = logging.getLogger("mcp")
+    logger.propagate = False
+    if log_file is None:
+        handler: logging.Handler = logging.NullHandler()
+    else:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    return handler

@@ -1,0 +1,250 @@
+"""All MCP servers of one session: started together, listed, turned into tools, closed.
+
+``McpManager.start()`` connects every configured server concurrently (each bounded by
+``MCP_TIMEOUT``, default 30 s); a server that fails is a warning, never an exception.
+``tools()`` are the adapters of the connected servers, for ``assemble_tool_pool``.
+``close()`` ends every server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.base import Tool
+from tools.mcp.adapter import McpToolSettings, mcp_tool_name, to_nerve_tool
+from tools.mcp.client import (
+    DEFAULT_STARTUP_TIMEOUT_MS,
+    DEFAULT_TOOL_TIMEOUT_MS,
+    McpConnection,
+    env_ms,
+    quiet_sdk_logging,
+)
+from tools.mcp.config import McpConfig, load_mcp_config, normalize_name
+from tools.mcp.results import max_output_tokens
+
+__all__ = [
+    "McpManager",
+    "McpServerView",
+    "claude_json_path",
+    "format_servers",
+    "load_session_mcp_config",
+    "session_mcp",
+]
+
+
+@dataclass(frozen=True)
+class McpServerView:
+    """What ``/mcp`` shows for one server."""
+
+    name: str
+    scope: str
+    transport: str
+    status: str
+    tools: int
+    error: str | None
+    startup_s: float | None
+    log_path: str | None
+
+
+def claude_json_path(environ: Mapping[str, str], home: Path | None = None) -> Path:
+    """``$CLAUDE_CONFIG_DIR/.claude.json`` when set (as Claude Code does), else ``~/.claude.json``."""
+    override = environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    if override:
+        return Path(os.path.expanduser(override)) / ".claude.json"
+    return (home or Path.home()) / ".claude.json"
+
+
+def load_session_mcp_config(
+    cwd: Path, settings: Any, environ: Mapping[str, str] | None = None
+) -> McpConfig:
+    """The MCP config for a session, from a ``config.LoadedSettings`` and the environment."""
+    from config.paths import resolve_config_dirs
+
+    environ = os.environ if environ is None else environ
+    dirs = resolve_config_dirs(home=None, policy_dir=None, claude_policy_dir=None, environ=environ)
+    return load_mcp_config(
+        cwd,
+        project_root=getattr(settings, "project_root", None),
+        nerve_user_dir=dirs.nerve_user,
+        claude_json=claude_json_path(environ, dirs.home),
+        settings_layers=getattr(settings, "layers", ()),
+        environ={**environ, **dict(getattr(settings, "env", {}) or {})},
+    )
+
+
+class McpManager:
+    """The MCP servers of one session (see module docstring)."""
+
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        log_dir: Path,
+        project_dir: Path,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self.log_dir = log_dir
+        environ = dict(os.environ if environ is None else environ)
+        self.startup_timeout_s = env_ms(environ, "MCP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_MS) / 1000
+        self.tool_settings = McpToolSettings(
+            tool_timeout_s=env_ms(environ, "MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_MS) / 1000,
+            output_tokens=max_output_tokens(environ),
+        )
+        self.connections: dict[str, McpConnection] = {}
+        taken: set[str] = set()
+        self._early_warnings: list[str] = []
+        for server in config.servers:
+            key = server.normalized_name
+            if key in taken:
+                self._early_warnings.append(
+                    f"MCP server {server.name!r}: its name normalises to {key!r} like another "
+                    "server's; skipped"
+                )
+                continue
+            taken.add(key)
+            self.connections[server.name] = McpConnection(
+                server,
+                log_path=log_dir / f"{normalize_name(server.name)}.log",
+                project_dir=project_dir,
+                environ=environ,
+            )
+        self._start: asyncio.Task[list[str]] | None = None
+        self._log_handler: logging.Handler | None = None
+        self._tools: list[Tool[Any]] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._start is not None and self._start.done()
+
+    def start_soon(self) -> None:
+        """Begin connecting in the background (a UI calls this after its first frame)."""
+        if self._start is None:
+            self._start = asyncio.get_running_loop().create_task(self._start_all())
+
+    async def start(self) -> list[str]:
+        """Connect every server (once; later calls await the same start). Returns warnings."""
+        if self._start is None:
+            self._start = asyncio.get_running_loop().create_task(self._start_all())
+        return await asyncio.shield(self._start)
+
+    async def _start_all(self) -> list[str]:
+        if self.connections and self._log_handler is None:
+            self._log_handler = quiet_sdk_logging(self.log_dir / "client.log")
+        await asyncio.gather(*(c.start(self.startup_timeout_s) for c in self.connections.values()))
+        warnings = list(self._early_warnings)
+        for conn in self.connections.values():
+            if not conn.connected:
+                warnings.append(
+                    f"MCP server {conn.name} failed to start: {conn.error or 'unknown error'} "
+                    f"(log: {conn.log_path})"
+                )
+        self._tools = None
+        tools = self.tools()
+        self._early_warnings = []
+        return warnings + self._tool_warnings(tools)
+
+    def _tool_warnings(self, tools: list[Tool[Any]]) -> list[str]:
+        listed = sum(len(c.tools) for c in self.connections.values() if c.connected)
+        if listed > len(tools):
+            return [
+                f"MCP: {listed - len(tools)} tool(s) skipped (duplicate names after normalising)"
+            ]
+        return []
+
+    def tools(self) -> list[Tool[Any]]:
+        """The adapters of every connected server's tools (names unique)."""
+        if self._tools is not None:
+            return list(self._tools)
+        out: list[Tool[Any]] = []
+        seen: set[str] = set()
+        for conn in self.connections.values():
+            if not conn.connected:
+                continue
+            for mcp_tool in conn.tools:
+                name = mcp_tool_name(conn.name, str(getattr(mcp_tool, "name", "")))
+                if name in seen or not str(getattr(mcp_tool, "name", "")):
+                    continue
+                try:
+                    tool = to_nerve_tool(conn, mcp_tool, self.tool_settings)
+                except (ValueError, TypeError):
+                    continue  # a tool we cannot represent is not offered
+                seen.add(name)
+                out.append(tool)
+        self._tools = out
+        return list(out)
+
+    def servers(self) -> list[McpServerView]:
+        views = [
+            McpServerView(
+                name=c.name,
+                scope=c.config.scope,
+                transport=c.config.type,
+                status=c.status.value,
+                tools=len(c.tools) if c.connected else 0,
+                error=c.error,
+                startup_s=c.startup_s,
+                log_path=str(c.log_path) if c.config.type == "stdio" else None,
+            )
+            for c in self.connections.values()
+        ]
+        views += [
+            McpServerView(name, "project", "?", "needs approval", 0, None, None, None)
+            for name in self.config.unapproved
+        ]
+        return views
+
+    async def close(self) -> None:
+        """Stop every server (concurrently, each bounded); idempotent."""
+        start = self._start
+        if start is not None and not start.done():
+            start.cancel()
+            await asyncio.wait({start}, timeout=1)
+        await asyncio.gather(
+            *(c.close() for c in self.connections.values()), return_exceptions=True
+        )
+        if self._log_handler is not None:
+            logging.getLogger("mcp").removeHandler(self._log_handler)
+            self._log_handler.close()
+            self._log_handler = None
+
+
+def session_mcp(
+    cwd: Path, settings: Any, *, log_dir: Path, environ: Mapping[str, str] | None = None
+) -> tuple[McpManager | None, list[str]]:
+    """The session's MCP manager (``None`` when no server is configured) and config warnings.
+
+    Cheap: reads a few JSON files; nothing starts until ``start()``.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    environ.update(dict(getattr(settings, "env", {}) or {}))
+    config = load_session_mcp_config(cwd, settings, environ)
+    if not config.servers:
+        return None, list(config.warnings)
+    project_dir = Path(getattr(settings, "project_root", None) or cwd)
+    manager = McpManager(config, log_dir=log_dir, project_dir=project_dir, environ=environ)
+    return manager, list(config.warnings)
+
+
+def format_servers(views: list[McpServerView]) -> str:
+    """A plain-text ``/mcp`` listing."""
+    if not views:
+        return "No MCP servers configured (.mcp.json, ~/.nerve/mcp.json, ~/.claude.json)."
+    lines = []
+    for v in views:
+        took = (
+            f", {v.startup_s:.2f} s" if v.startup_s is not None and v.status == "connected" else ""
+        )
+        line = f"{v.name} ({v.scope}, {v.transport}): {v.status}"
+        if v.status == "connected":
+            line += f", {v.tools} tool(s){took}"
+        if v.error:
+            line += f" — {v.error}"
+        lines.append(line)
+    return "\n".join(lines)
