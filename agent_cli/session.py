@@ -95,9 +95,11 @@ class AgentSession:
         from config import SettingsError, load_settings
         from permissions.from_settings import permission_context_from_settings
         from permissions.rules import RuleSyntaxError, make_rule
+        from tools.builtin.reaper import start_reaper
         from tools.execution.hooks import HookRunner
         from tools.registry import assemble_tool_pool, get_all_base_tools
 
+        start_reaper()  # ends a killed Nerve's leftover process groups, in a background thread
         cwd = (cwd or Path.cwd()).resolve()
         try:
             settings = load_settings(cwd, cli_settings=options.settings)
