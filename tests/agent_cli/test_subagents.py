@@ -1,0 +1,204 @@
+"""Sub-agents end to end: a real AgentSession, the real SDK, the scripted server on loopback.
+
+The server serves turns in order across the parent's and the child's requests; each turn's
+``Match`` checks by the system prompt whose request it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_cli.events import ToolFinished, ToolProgress, TurnFinished
+from agent_cli.options import RunOptions
+from agent_cli.session import AgentSession
+from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
+from tests.agent_cli.test_loop import _collect, _live_sleeps, env  # noqa: F401  (fixture)
+from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
+
+CHILD_MARK = "# Your role: sub-agent"
+SLOW = "python3 -c 'import time; time.sleep(778.5)'"
+
+
+def _system(body: Mapping[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, Mapping))
+    return str(system or "")
+
+
+def _tool_names(body: Mapping[str, Any]) -> set[str]:
+    return {t["name"] for t in body.get("tools", [])}
+
+
+def child(**kw: Any) -> Match:
+    return Match(predicate=lambda b: CHILD_MARK in _system(b), description="child request", **kw)
+
+
+def parent(**kw: Any) -> Match:
+    return Match(
+        predicate=lambda b: CHILD_MARK not in _system(b), description="parent request", **kw
+    )
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _blocks(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    out = []
+    for rec in records:
+        content = rec.get("message", {}).get("content")
+        if isinstance(content, list):
+            out += [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+    return out
+
+
+async def test_agent_runs_a_child_with_bubbled_permission_and_a_sidechain(env: Path) -> None:  # noqa: F811
+    notes = env / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    task = "Read notes.txt, then write child.txt with a summary. Report what you did."
+    scenario = Scenario.of(
+        Turn(
+            [
+                text("I'll delegate this."),
+                tool_use("Agent", {"description": "summarise notes", "prompt": task}, id="ag1"),
+            ],
+            match=parent(),
+        ),
+        Turn(
+            [tool_use("Read", {"file_path": str(notes)}, id="c_read")],
+            match=child(contains_text=task),
+        ),
+        Turn(
+            [tool_use("Bash", {"command": "printf 'two notes\\n' > child.txt"}, id="c_bash")],
+            match=child(tool_result_for="c_read"),
+        ),
+        Turn(
+            [text("notes.txt has 2 lines; wrote child.txt")],
+            match=child(tool_result_for="c_bash"),
+            input_tokens=40,
+            output_tokens=7,
+        ),
+        Turn([text("The sub-agent wrote child.txt.")], match=parent(tool_result_for="ag1")),
+    )
+    seen: list[PermissionPrompt] = []
+
+    async def handler(prompt: PermissionPrompt) -> PermissionResponse:
+        seen.append(prompt)
+        return PermissionResponse(PermissionAnswer.ALLOW)
+
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(), cwd=env)
+        session.set_permission_handler(handler)
+        events = await _collect(session, "summarise my notes")
+        server.assert_done()
+        await session.close()
+
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and not finished.is_error, events
+    assert finished.result_text == "The sub-agent wrote child.txt."
+    # The bubbled prompt: the child's Bash, naming the agent; approving it ran the command.
+    assert [p.tool_name for p in seen] == ["Bash"]
+    assert "sub-agent general-purpose: summarise notes" in seen[0].title
+    agent_id = seen[0].agent_id
+    assert agent_id
+    assert (env / "child.txt").read_text() == "two notes\n"
+    # Progress: the child's steps reached the parent's Agent call.
+    steps = [e.text for e in events if isinstance(e, ToolProgress) and e.tool_use_id == "ag1"]
+    assert any("Read(" in s for s in steps) and any("Bash(" in s for s in steps)
+    result = next(e for e in events if isinstance(e, ToolFinished) and e.tool_use_id == "ag1")
+    assert not result.is_error
+    assert str(result.content).startswith("notes.txt has 2 lines; wrote child.txt")
+    assert "2 tool uses" in str(result.content)
+
+    # The child's requests: no Agent, no plan tools; its own conversation only.
+    child_reqs = [r for r in server.requests if CHILD_MARK in _system(r.body)]
+    assert len(child_reqs) == 3
+    names = _tool_names(child_reqs[0].body)
+    assert {"Read", "Bash"} <= names
+    assert not names & {"Agent", "EnterPlanMode", "ExitPlanMode"}
+    first = child_reqs[0].body["messages"]
+    assert len(first) == 1 and first[0]["role"] == "user"
+    assert [b["text"] for b in first[0]["content"]] == [task]
+    assert "Agent" in _tool_names(server.requests[0].body)
+
+    # The sidechain: every line marked, the child's tool calls and results inside.
+    assert session.transcript is not None
+    side = session.transcript.session_dir / "subagents" / f"agent-{agent_id}.jsonl"
+    side_records = _records(side)
+    envelope = [r for r in side_records if r["type"] in ("user", "assistant")]
+    assert envelope and all(r["isSidechain"] is True for r in envelope)
+    assert all(r["agentId"] == agent_id for r in envelope)
+    assert all(r["sessionId"] == session.session_id for r in side_records)
+    assert [b["name"] for b in _blocks(side_records, "tool_use")] == ["Read", "Bash"]
+    assert {b["tool_use_id"] for b in _blocks(side_records, "tool_result")} == {"c_read", "c_bash"}
+    # The parent's transcript: only the Agent call and its result.
+    main = _records(session.transcript.path)
+    assert [b["name"] for b in _blocks(main, "tool_use")] == ["Agent"]
+    assert [b["tool_use_id"] for b in _blocks(main, "tool_result")] == ["ag1"]
+    assert not any(r.get("isSidechain") for r in main if "isSidechain" in r)
+    output = next(r["toolUseResult"]["output"] for r in main if "toolUseResult" in r)
+    assert output["agent_id"] == agent_id and output["transcript_path"] == str(side)
+    # The child's usage is in the session's totals (parent 2 requests + child 3).
+    assert session.loop.usage.turns == 5
+
+
+async def test_esc_during_the_childs_tool_stops_child_and_parent_cleanly(env: Path) -> None:  # noqa: F811
+    scenario = Scenario.of(
+        Turn(
+            [tool_use("Agent", {"description": "slow job", "prompt": "run it"}, id="ag2")],
+            match=parent(),
+        ),
+        Turn([tool_use("Bash", {"command": SLOW}, id="c_sleep")], match=child()),
+        Turn([text("stopped")], match=parent(contains_text="what happened")),
+    )
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(permission_mode="bypassPermissions"), cwd=env)
+
+        async def press_esc_when_sleeping() -> None:
+            for _ in range(500):
+                if _live_sleeps("time.sleep(778.5)"):
+                    session.abort()
+                    return
+                await asyncio.sleep(0.01)
+            raise AssertionError("the child's command never started")
+
+        esc = asyncio.ensure_future(press_esc_when_sleeping())
+        events = await asyncio.wait_for(_collect(session, "go"), 20)
+        await esc
+        finished = events[-1]
+        assert isinstance(finished, TurnFinished) and finished.stop_reason == "aborted"
+        result = next(e for e in events if isinstance(e, ToolFinished) and e.tool_use_id == "ag2")
+        assert result.is_error
+        assert _live_sleeps("time.sleep(778.5)") == []
+
+        events2 = await _collect(session, "what happened?")
+        assert isinstance(events2[-1], TurnFinished) and events2[-1].result_text == "stopped"
+        server.assert_done()
+        await session.close()
+
+    # The parent's conversation answered its Agent call.
+    last = server.requests[-1].body["messages"]
+    answered = {
+        b["tool_use_id"]
+        for m in last
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    }
+    assert answered == {"ag2"}
+    # The child's conversation answered its Bash call too (in its sidechain).
+    assert session.transcript is not None
+    sides = list((session.transcript.session_dir / "subagents").glob("agent-*.jsonl"))
+    assert len(sides) == 1
+    side_records = _records(sides[0])
+    assert [b["id"] for b in _blocks(side_records, "tool_use")] == ["c_sleep"]
+    results = _blocks(side_records, "tool_result")
+    assert [b["tool_use_id"] for b in results] == ["c_sleep"] and results[0].get("is_error")
