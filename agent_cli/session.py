@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -66,6 +67,8 @@ class AgentSession:
         self.restored_tasks = restored_tasks or []
         self._model_client = model_client
         self._handler: PermissionHandler | None = None
+        self._mcp: Any = None  # tools.mcp.McpManager, connected before the first turn
+        self._mcp_pending = False
         self._start_source: str | None = "resume" if messages else "startup"
         self.loop = AgentLoop(
             model=model_client,
@@ -189,6 +192,11 @@ class AgentSession:
 
         pool = assemble_tool_pool(get_all_base_tools(), (), perm_ctx)
         session_dir = transcript.session_dir if transcript else None
+        from tools.mcp.manager import session_mcp
+
+        log_root = session_dir or Path(tempfile.gettempdir()) / "nerve-mcp" / session_id
+        mcp, mcp_warnings = session_mcp(cwd, settings, log_dir=log_root / "mcp-logs")
+        warnings += mcp_warnings
         ctx = ToolUseContext(
             permissions=perm_ctx,
             options=ToolOptions(
@@ -224,8 +232,10 @@ class AgentSession:
             messages=messages,
             restored_tasks=reader.background_tasks if reader else None,
         )
+        session._wire_subagents(env)
         if transcript is not None:
             transcript.meta("permission-mode", mode=perm_ctx.mode.value)
+        session._mcp, session._mcp_pending = mcp, mcp is not None
         return session
 
     # -- SessionPort -------------------------------------------------------------------------
@@ -261,11 +271,20 @@ class AgentSession:
         for warning in self.warnings:
             yield Notice(warning, "warning")
         self.warnings = []
+        if self._mcp_pending:
+            for warning in await self._connect_mcp():
+                yield Notice(warning, "warning")
         if self._start_source is not None:
             async for event in self._session_start(self._start_source):
                 yield event
             self._start_source = None
+        recorded = self.mode
         async for event in self.loop.run_turn(prompt):
+            if self.mode != recorded:
+                # A tool changed the mode (EnterPlanMode, ExitPlanMode): recorded like set_mode.
+                recorded = self.mode
+                if self.transcript is not None:
+                    self.transcript.meta("permission-mode", mode=recorded)
             yield event
 
     def abort(self) -> None:
@@ -475,6 +494,8 @@ class AgentSession:
         prewarm = getattr(self._model_client, "prewarm", None)
         if prewarm is not None:
             prewarm()
+        if self._mcp_pending:
+            self._mcp.start_soon()  # MCP servers connect while the user types
 
     async def close(self) -> None:
         from tools.builtin.background import BackgroundTaskManager
@@ -484,6 +505,8 @@ class AgentSession:
             await manager.stop_all()  # first, so the record says how each task ended
             if self.transcript is not None:
                 self.transcript.meta("background-tasks", tasks=manager.records())
+        if self._mcp is not None:
+            await self._mcp.close()  # every MCP server process ends here
         hooks = self.ctx.hooks
         if hooks is not None and hooks.has_hooks("SessionEnd"):
             try:
@@ -496,7 +519,43 @@ class AgentSession:
         if self.transcript is not None:
             self.transcript.close()
 
+    def mcp_servers(self) -> list[Any]:
+        """``/mcp``: each configured server's status (``tools.mcp.McpServerView``)."""
+        return [] if self._mcp is None else self._mcp.servers()
+
     # -- internals ---------------------------------------------------------------------------
+
+    async def _connect_mcp(self) -> list[str]:
+        """Start the MCP servers (once) and add their tools after the built-ins."""
+        from tools.registry import assemble_tool_pool
+
+        self._mcp_pending = False
+        warnings: list[str] = await self._mcp.start()
+        ctx = self.ctx
+        builtins = [t for t in ctx.options.tools if not t.is_mcp]
+        pool = assemble_tool_pool(builtins, self._mcp.tools(), ctx.permissions)
+        self.loop.ctx = replace(ctx, options=replace(ctx.options, tools=tuple(pool)))
+        return warnings
+
+    def _wire_subagents(self, env: Any) -> None:
+        """The Agent tool's runner (``tools`` cannot import the loop): child loops on this
+        session's model client, usage totals and transcript (sidechain files)."""
+        from agent_cli.agent_defs import load_agent_definitions
+        from agent_cli.subagents import LoopSubagentRunner
+        from tools.builtin.agent import RUNNER_KEY
+
+        definitions, warnings = load_agent_definitions(self.cwd)
+        self.warnings += warnings
+        self.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
+            model_client=self._model_client,
+            parent_model=lambda: self.model,
+            definitions=definitions,
+            parent_transcript=lambda: self.transcript,
+            prompt_builder=lambda tools: build_system_prompt(
+                env, tool_descriptions=[(t.name, t.description) for t in tools]
+            ),
+            usage=self.loop.usage,
+        )
 
     async def _session_start(self, source: str) -> AsyncIterator[AgentEvent]:
         """SessionStart hooks, once, before the first prompt: their context joins the session."""
