@@ -140,3 +140,16 @@ def test_missing_api_key_is_a_plain_error_before_the_tui(tmp_path: Path) -> None
     assert proc.returncode == 1
     assert proc.stderr.startswith("nerve: No API key found. Set ANTHROPIC_API_KEY")
     assert proc.stdout == ""  # no terminal control sequences: the TUI never started
+
+
+def test_base_url_alone_is_enough_and_bypass_follows_the_flags() -> None:
+    from agent_cli.interactive import bypass_requested, has_credentials
+    from agent_cli.options import parse_run_options
+
+    assert has_credentials({"ANTHROPIC_BASE_URL": "http://127.0.0.1:8080"})
+    assert has_credentials({"ANTHROPIC_API_KEY": "sk-ant-x"})
+    assert not has_credentials({"ANTHROPIC_API_KEY": "  ", "ANTHROPIC_BASE_URL": ""})
+    assert bypass_requested(parse_run_options(["--dangerously-skip-permissions"]))
+    assert bypass_requested(parse_run_options(["--permission-mode", "bypassPermissions"]))
+    assert not bypass_requested(parse_run_options(["--permission-mode", "plan"]))
+    assert not bypass_requested(parse_run_options([]))
