@@ -12,6 +12,7 @@ from agent_cli.events import TextDelta, TurnFinished
 from agent_cli.model.config import MissingApiKey
 from agent_cli.resume import SessionError
 from agent_cli.tui.app import STARTING, SessionNotReady
+from agent_cli.tui.startup import startup_message
 from agent_cli.tui.widgets import NoticeLine, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
@@ -106,8 +107,6 @@ async def test_commands_before_ready(warm: WarmSession, make_app: Any) -> None:
     ("error", "shown"),
     [
         (SessionError("bad rule 'Bash(': rule 'Bash(' must end with ')'"), "must end with ')'"),
-        (MissingApiKey(), "No API key found. Set ANTHROPIC_API_KEY"),
-        (ValueError("unknown permission mode 'x'"), "unknown permission mode 'x'"),
         (RuntimeError("disk on fire"), "RuntimeError: disk on fire"),
     ],
 )
@@ -160,3 +159,12 @@ def test_exactly_one_of_session_and_factory(make_app: Any, warm: WarmSession) ->
         make_app(None)
     with pytest.raises(ValueError):
         make_app(warm, session_factory=lambda: warm)
+
+
+def test_startup_messages_for_the_user() -> None:
+    assert startup_message(MissingApiKey()).startswith("No API key found. Set ANTHROPIC_API_KEY")
+    assert startup_message(ValueError("unknown permission mode 'x'")) == (
+        "unknown permission mode 'x'"
+    )
+    assert startup_message(SessionError("no session abc")) == "no session abc"
+    assert startup_message(OSError(28, "No space left")) == "OSError: [Errno 28] No space left"
