@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.events import ToolFinished, ToolProgress, TurnFinished
+from agent_cli.model.config import MODEL_ALIASES
 from agent_cli.options import RunOptions
 from agent_cli.session import AgentSession
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
@@ -202,3 +203,100 @@ async def test_esc_during_the_childs_tool_stops_child_and_parent_cleanly(env: Pa
     assert [b["id"] for b in _blocks(side_records, "tool_use")] == ["c_sleep"]
     results = _blocks(side_records, "tool_result")
     assert [b["tool_use_id"] for b in results] == ["c_sleep"] and results[0].get("is_error")
+
+
+async def test_custom_agent_narrows_tools_and_model_and_explore_cannot_write(env: Path) -> None:  # noqa: F811
+    agents = env / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep, Write\n"
+        "model: haiku\npermissionMode: plan\n---\nYou are a meticulous reviewer.\n"
+    )
+    target = env / "review.txt"
+    scenario = Scenario.of(
+        Turn(
+            [
+                tool_use(
+                    "Agent",
+                    {"description": "review it", "prompt": "review", "subagent_type": "reviewer"},
+                    id="ag3",
+                )
+            ],
+            match=parent(),
+        ),
+        Turn(
+            [tool_use("Write", {"file_path": str(target), "content": "x"}, id="c_w")],
+            match=child(),
+        ),
+        Turn([text("could not write: plan mode")], match=child(tool_result_for="c_w")),
+        Turn([text("ok")], match=parent(tool_result_for="ag3")),
+    )
+    prompts: list[PermissionPrompt] = []
+
+    async def handler(prompt: PermissionPrompt) -> PermissionResponse:
+        prompts.append(prompt)
+        return PermissionResponse(PermissionAnswer.ALLOW)
+
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(), cwd=env)
+        session.set_permission_handler(handler)
+        events = await _collect(session, "review my code")
+        server.assert_done()
+        await session.close()
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].result_text == "ok"
+    assert "- reviewer: Reviews code for bugs" in _system(server.requests[0].body)
+    child_req = server.requests[1].body
+    assert _tool_names(child_req) == {"Read", "Grep", "Write"}
+    assert child_req["model"] == MODEL_ALIASES["haiku"]
+    assert "You are a meticulous reviewer." in _system(child_req)
+    # permissionMode: plan — the child's Write is refused without asking anyone.
+    assert prompts == [] and not target.exists()
+    refused = server.requests[2].body["messages"][-1]["content"][0]
+    assert refused["tool_use_id"] == "c_w" and refused.get("is_error")
+    assert "plan mode" in str(refused["content"])
+
+
+async def test_enter_and_exit_plan_mode_in_a_session_are_recorded(env: Path) -> None:  # noqa: F811
+    plan = "1. Write a.txt"
+    scenario = Scenario.of(
+        Turn([tool_use("EnterPlanMode", {}, id="p_in")]),
+        Turn(
+            [tool_use("Write", {"file_path": str(env / "a.txt"), "content": "a"}, id="p_w")],
+            match=Match(tool_result_for="p_in"),
+        ),
+        Turn(
+            [tool_use("ExitPlanMode", {"plan": plan}, id="p_out")],
+            match=Match(tool_result_for="p_w"),
+        ),
+        Turn(
+            [tool_use("Write", {"file_path": str(env / "a.txt"), "content": "a"}, id="p_w2")],
+            match=Match(tool_result_for="p_out"),
+        ),
+        Turn([text("done")], match=Match(tool_result_for="p_w2")),
+    )
+    seen: list[PermissionPrompt] = []
+
+    async def handler(prompt: PermissionPrompt) -> PermissionResponse:
+        seen.append(prompt)
+        return PermissionResponse(PermissionAnswer.ALLOW)
+
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(permission_mode="acceptEdits"), cwd=env)
+        session.set_permission_handler(handler)
+        events = await _collect(session, "plan then write")
+        server.assert_done()
+        await session.close()
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].result_text == "done"
+    # Only the plan was shown to the user; acceptEdits came back, so the second Write ran.
+    assert [p.tool_name for p in seen] == ["ExitPlanMode"] and seen[0].preview == plan
+    denied = server.requests[2].body["messages"][-1]["content"][0]
+    assert denied["tool_use_id"] == "p_w" and denied.get("is_error")
+    assert (env / "a.txt").read_text() == "a"
+    assert session.mode == "acceptEdits"
+    assert session.transcript is not None
+    modes = [r["mode"] for r in _records(session.transcript.path) if r["type"] == "permission-mode"]
+    assert modes == ["acceptEdits", "plan", "acceptEdits"]
