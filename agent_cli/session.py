@@ -556,6 +556,10 @@ class AgentSession:
             ),
             usage=self.loop.usage,
         )
+        if any(t.name == "Agent" for t in self.ctx.options.tools):
+            # Frozen with the rest of the prompt: the types the model may name in subagent_type.
+            listing = "\n".join(f"- {d.name}: {d.description}" for d in definitions)
+            self.loop.system_prompt += f"\n\nSub-agent types for the Agent tool:\n{listing}"
 
     async def _session_start(self, source: str) -> AsyncIterator[AgentEvent]:
         """SessionStart hooks, once, before the first prompt: their context joins the session."""
