@@ -155,8 +155,10 @@ def to_nerve_tool(connection: McpConnection, mcp_tool: Any, settings: McpToolSet
     meta = getattr(mcp_tool, "meta", None) or {}
     declared = meta.get(_RESULT_SIZE_META) if isinstance(meta, dict) else None
     max_chars = DEFAULT_MAX_RESULT_CHARS * 2  # Claude Code's MCP default (100,000)
-    if isinstance(declared, int | float) and declared > max_chars:
-        max_chars = int(declared)
+    declared_chars: int | None = None
+    if isinstance(declared, int | float) and not isinstance(declared, bool) and declared > 0:
+        declared_chars = int(declared)  # also lifts the token cap for this tool's output
+        max_chars = max(max_chars, declared_chars)
     description = str(
         getattr(mcp_tool, "description", None)
         or getattr(mcp_tool, "title", None)
@@ -180,7 +182,7 @@ def to_nerve_tool(connection: McpConnection, mcp_tool: Any, settings: McpToolSet
         except McpCallError as exc:
             raise ToolExecutionError(str(exc)) from None
         converted = convert_result(
-            result, token_limit=settings.output_tokens, max_chars=int(max_chars)
+            result, token_limit=settings.output_tokens, max_chars=declared_chars
         )
         return ToolResult(converted.content, is_error=converted.is_error)
 

@@ -243,11 +243,14 @@ class McpConnection:
 
     async def close(self) -> None:
         """Leave the session and stop the server (bounded); idempotent."""
+        was_connected = self.connected
         if self.status is not ServerStatus.FAILED:
             self.status = ServerStatus.CLOSED
         self._session = None
         self._closing.set()
-        await self._stop_task(grace_s=_CLOSE_GRACE_S)
+        # A connected owner wakes on ``_closing`` and leaves cleanly; one still starting may be
+        # stuck in ``initialize`` with a silent server, so it is cancelled at once.
+        await self._stop_task(grace_s=_CLOSE_GRACE_S if was_connected else 0.0)
 
     async def _stop_task(self, grace_s: float = 0.0) -> None:
         task = self._task

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +69,6 @@ def live_pids_with(token: str) -> list[int]:
 def token() -> str:
     """A unique server-name argument, so /proc scans find only this test's servers."""
     return f"demo-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-async def demo(tmp_path: Path, token: str) -> AsyncIterator[McpManager]:
-    """A started manager with one demo server named ``demo`` (closed afterwards)."""
-    manager = make_manager(tmp_path, stdio("demo", args=[token]))
-    warnings = await manager.start()
-    assert warnings == [], warnings
-    yield manager
-    await manager.close()
 
 
 def text_of(content: Any) -> str:

@@ -4,6 +4,7 @@ Tools: ``add`` (read-only), ``echo``, ``fail`` (an is_error result), ``big`` (n 
 ``image`` (a 1x1 PNG), ``structured`` (structured content only), ``crash`` (the process dies
 mid-call), ``sleep`` (never answers in time), ``wide`` (declares a larger result limit),
 ``env`` (reads an environment variable), ``delete_all`` (destructive hint).
+``python demo_server.py NAME --http PORT`` serves streamable HTTP on 127.0.0.1 instead.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ PNG_1X1 = base64.b64decode(
 )
 
 server = MCPServer(sys.argv[1] if len(sys.argv) > 1 else "demo")
+HTTP_PORT = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--http" else None
 print("demo server starting (stderr goes to the log file)", file=sys.stderr, flush=True)
 
 
@@ -94,4 +96,7 @@ def delete_all() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if HTTP_PORT is None:
+        server.run()
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=HTTP_PORT)
