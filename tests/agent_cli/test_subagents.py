@@ -300,3 +300,68 @@ async def test_enter_and_exit_plan_mode_in_a_session_are_recorded(env: Path) -> 
     assert session.transcript is not None
     modes = [r["mode"] for r in _records(session.transcript.path) if r["type"] == "permission-mode"]
     assert modes == ["acceptEdits", "plan", "acceptEdits"]
+
+
+async def test_hooks_in_a_child_subagent_stop_not_stop_and_no_prompt_submit(env: Path) -> None:  # noqa: F811
+    log = env / "hooks.log"
+    hook = env / "hook.sh"
+    hook.write_text(f'#!/bin/bash\necho "$(cat)" >> {log}\n')
+    hook.chmod(0o755)
+    command = [{"hooks": [{"type": "command", "command": str(hook)}]}]
+    events_config = ("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse")
+    (env / ".nerve").mkdir()
+    (env / ".nerve" / "settings.json").write_text(
+        json.dumps({"hooks": {name: command for name in events_config}})
+    )
+    scenario = Scenario.of(
+        Turn(
+            [tool_use("Agent", {"description": "look", "prompt": "look around"}, id="ag4")],
+            match=parent(),
+        ),
+        Turn([tool_use("Glob", {"pattern": "*.sh"}, id="c_glob")], match=child()),
+        Turn([text("found hook.sh")], match=child(tool_result_for="c_glob")),
+        Turn([text("done")], match=parent(tool_result_for="ag4")),
+    )
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(), cwd=env)
+        events = await _collect(session, "look")
+        server.assert_done()
+        await session.close()
+    assert isinstance(events[-1], TurnFinished) and events[-1].result_text == "done"
+    fired = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    names = [f["hook_event_name"] for f in fired]
+    # The child's Glob runs the PreToolUse hook (policy applies to sub-agents too); its end is
+    # SubagentStop; the child's task is not a user prompt.
+    assert names.count("UserPromptSubmit") == 1 and names.count("Stop") == 1
+    assert names.count("SubagentStop") == 1
+    assert [f["tool_name"] for f in fired if f["hook_event_name"] == "PreToolUse"] == [
+        "Agent",
+        "Glob",
+    ]
+    stop = next(f for f in fired if f["hook_event_name"] == "SubagentStop")
+    assert stop["agent_type"] == "general-purpose" and stop["agent_id"]
+    assert Path(stop["agent_transcript_path"]).exists()
+
+
+async def test_print_mode_denies_a_childs_ask_and_the_child_reports_it(env: Path) -> None:  # noqa: F811
+    scenario = Scenario.of(
+        Turn(
+            [tool_use("Agent", {"description": "touch", "prompt": "make a file"}, id="ag5")],
+            match=parent(),
+        ),
+        Turn([tool_use("Bash", {"command": "touch made.txt"}, id="c_t")], match=child()),
+        Turn([text("I was not allowed to run touch")], match=child(tool_result_for="c_t")),
+        Turn([text("the sub-agent was blocked")], match=parent(tool_result_for="ag5")),
+    )
+    with ScriptedServer(scenario) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        session = AgentSession.create(RunOptions(), cwd=env)  # no handler: non-interactive
+        events = await _collect(session, "make a file")
+        server.assert_done()
+        await session.close()
+    assert isinstance(events[-1], TurnFinished) and not events[-1].is_error
+    assert not (env / "made.txt").exists()
+    denial = server.requests[2].body["messages"][-1]["content"][0]
+    assert denial["tool_use_id"] == "c_t" and denial.get("is_error")
+    assert "non-interactively" in str(denial["content"])
