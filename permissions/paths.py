@@ -37,7 +37,9 @@ __all__ = [
     "is_inside_working_dirs",
     "is_under",
     "path_rule_matches",
+    "path_rule_matches_resolved",
     "real_path",
+    "working_roots",
 ]
 
 
@@ -79,13 +81,18 @@ def _resolved_dirs(dirs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def working_roots(ctx: PermissionContext) -> tuple[str, ...]:
+    """The working directories, normalised, each followed by its real path if different."""
+    return _resolved_dirs(tuple(str(d) for d in ctx.working_dirs))
+
+
 def is_inside_working_dirs(path: Path | str, ctx: PermissionContext) -> bool:
     """True if the path, as written and after resolving symlinks, lies in a working dir.
 
     Both must hold: a link inside the project pointing at ``/etc/passwd`` is not "inside".
     """
     lexical = expand_path(path, ctx)
-    dirs = _resolved_dirs(tuple(str(d) for d in ctx.working_dirs))
+    dirs = working_roots(ctx)
     if not any(is_under(lexical, d) for d in dirs):
         return False
     real = real_path(lexical)
@@ -210,11 +217,20 @@ def path_rule_matches(rule: PermissionRule, path: Path | str, ctx: PermissionCon
     """
     if rule.value.content is None:
         return True
+    lexical = expand_path(path, ctx)
+    return path_rule_matches_resolved(rule, str(lexical), str(real_path(lexical)), ctx)
+
+
+def path_rule_matches_resolved(
+    rule: PermissionRule, lexical: str, real: str, ctx: PermissionContext
+) -> bool:
+    """``path_rule_matches`` for a path already expanded (``lexical``) and resolved (``real``),
+    so a caller checking several rules resolves symlinks once."""
+    if rule.value.content is None:
+        return True
     pat = compile_path_pattern(
         rule.value.content, ctx, base_dir=rule.base_dir, behavior=rule.behavior
     )
-    lexical = expand_path(path, ctx)
-    real = real_path(lexical)
     if rule.behavior is RuleBehavior.ALLOW:
         return pat.matches(lexical) and (real == lexical or pat.matches(real))
     return pat.matches(lexical) or (real != lexical and pat.matches(real))

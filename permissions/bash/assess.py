@@ -21,6 +21,8 @@ from permissions.bash.analysis import (
 from permissions.bash.effects import WalkState
 from permissions.bash.match import RuleMatcher, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
+from permissions.bash.pathcheck import PathWalk
+from permissions.bash.readonly import is_read_only_argv
 from permissions.bash.scan import scan_segments
 from permissions.bash.types import BashAssessment, SubcommandTrace
 from permissions.types import (
@@ -46,6 +48,7 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # `r\<newline>m`: bash joins the two halves into one word, tree-sitter splits them.
 _JOINING_CONTINUATION_RE = re.compile(r"[^\s\\]\\\n\S")
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+_TEE_FLAGS = frozenset({"-a", "-i", "-p", "--append", "--ignore-interrupts", "--output-error"})
 
 _Matchers = tuple[
     RuleMatcher[PermissionRule], RuleMatcher[PermissionRule], RuleMatcher[PermissionRule]
@@ -150,6 +153,41 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     rule = deny_rules.first(extra)
     if rule is not None:
         return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
+    state = WalkState(ctx)
+    paths = PathWalk(ctx, command)
+    used_rules: list[PermissionRule] = []
+    needing: list[CommandFacts] = []
+    network = False
+    all_read_only = True
+    for i, f in enumerate(facts):
+        problems.extend(f.problems)
+        network |= f.network
+        targets = state.write_targets(f)
+        state.check_git_after_cd(f)
+        edit_rule = paths.visit(f)
+        if f.read_only and not f.writes:
+            judgements[i] = "read-only"
+        elif (
+            not f.writes
+            and not f.problems
+            and (allowed := allow_rules.first_of((), f.allow_forms, False)) is not None
+        ):
+            judgements[i] = f"allowed by {allowed.value}"
+            used_rules.append(allowed)
+        elif edit_rule is not None and _allowed_apart_from_writes(f, allow_rules):
+            judgements[i] = f"writes allowed by {edit_rule.value}"
+            used_rules.append(edit_rule)
+        else:
+            judgements[i] = "needs permission" + (" (writes)" if f.writes else "")
+            needing.append(f)
+            if not state.edits_ok(f, targets):
+                state.accept_ok = False
+        if not (f.read_only and not f.writes):
+            all_read_only = False
+        state.track_cd(f)
+        paths.track_cd(f)
+    if paths.deny is not None:
+        return finish(paths.deny)
     for i, fm in enumerate(forms):
         rule = ask_rules.first_of(fm, texts[i])
         if rule is not None:
@@ -169,37 +207,12 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
                 Decision.ASK, f"ask rule {rule.value} requires confirmation", ReasonKind.RULE, rule
             )
         )
-
-    state = WalkState(ctx)
-    used_rules: list[PermissionRule] = []
-    needing: list[CommandFacts] = []
-    network = False
-    all_read_only = True
-    for i, f in enumerate(facts):
-        problems.extend(f.problems)
-        network |= f.network
-        targets = state.write_targets(f)
-        state.check_git_after_cd(f)
-        if f.read_only and not f.writes:
-            judgements[i] = "read-only"
-        elif (
-            not f.writes
-            and not f.problems
-            and (allowed := allow_rules.first_of((), f.allow_forms, False)) is not None
-        ):
-            judgements[i] = f"allowed by {allowed.value}"
-            used_rules.append(allowed)
-        else:
-            judgements[i] = "needs permission" + (" (writes)" if f.writes else "")
-            needing.append(f)
-            if not state.edits_ok(f, targets):
-                state.accept_ok = False
-        if not (f.read_only and not f.writes):
-            all_read_only = False
-        state.track_cd(f)
+    if paths.ask is not None:
+        return finish(paths.ask)
     if network:
         state.safety.append(SafetyCheck("uses a /dev/tcp or /dev/udp network redirect"))
-    accept_ok = state.accept_ok and not problems and not state.safety
+    outside = bool(paths.outside)
+    accept_ok = state.accept_ok and not problems and not state.safety and not outside
     read_only = all_read_only and not problems and not state.safety
 
     critical = [s for s in state.safety if not s.classifier_approvable]
@@ -210,11 +223,13 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     if state.safety:
         s = state.safety[0]
         return finish(Verdict(Decision.ASK, s.message, ReasonKind.SAFETY, safety=s))
+    problems.extend(paths.doubts)
     if problems:
         return finish(
-            Verdict(Decision.ASK, "cannot analyse safely: " + problems[0], ReasonKind.ANALYSIS)
+            Verdict(Decision.ASK, "cannot analyse safely: " + problems[0], ReasonKind.ANALYSIS),
+            read_only,
         )
-    if not needing:
+    if not needing and not outside:
         if used_rules:
             return finish(
                 Verdict(
@@ -235,6 +250,9 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
             sug = _suggestion(f.core or [])
             if sug is not None and sug not in suggestions:
                 suggestions.append(sug)
+    where = paths.outside_verdict(tuple(suggestions))
+    if where is not None:
+        return finish(where, read_only, False)
     first = needing[0]
     reason = f"{first.cmd.text.strip()[:80]!r} needs permission"
     return finish(
@@ -244,6 +262,19 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         False,
         accept_ok,
     )
+
+
+def _allowed_apart_from_writes(f: CommandFacts, allow_rules: RuleMatcher[PermissionRule]) -> bool:
+    """Would ``f`` be read-only or allowed by a Bash rule, but for the files it writes?
+    (``echo hi > notes/x.txt``, ``tee notes/x.txt``: an Edit allow rule may cover the write.)"""
+    core = f.core
+    if core is None or f.problems or f.via_xargs or not f.known:
+        return False
+    if core[0] == "tee":
+        return all(a in _TEE_FLAGS or not a.startswith("-") for a in core[1:])
+    if is_read_only_argv(core, f.known):
+        return True
+    return allow_rules.first_of((), f.allow_forms, False) is not None
 
 
 def assess_bash(command: str, ctx: PermissionContext) -> BashAssessment:

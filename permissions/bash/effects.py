@@ -15,7 +15,7 @@ from permissions.bash.paths import is_critical_rm_target, is_inside, is_protecte
 from permissions.bash.readonly import is_read_only_argv
 from permissions.types import PermissionContext, SafetyCheck
 
-__all__ = ["WalkState"]
+__all__ = ["WalkState", "write_words"]
 
 _EDIT_PROGRAMS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
 _WRITERS = _EDIT_PROGRAMS | {"tee", "ln", "chmod", "chown", "chgrp", "truncate", "install", "dd"}
@@ -57,6 +57,19 @@ def _operands(prog: str, args: Sequence[str]) -> list[str] | None:
     return out
 
 
+def write_words(f: CommandFacts) -> tuple[list[str | None], bool]:
+    """The paths ``f`` writes as written (None: unknown), and whether the writing program's
+    operands could be modelled."""
+    targets: list[str | None] = list(f.writes)
+    core = f.core
+    if core and core[0] in _WRITERS:
+        edit_words = _operands(core[0], core[1:])
+        if edit_words is None:
+            return targets, False
+        targets.extend(edit_words if f.known else [None])
+    return targets, True
+
+
 class WalkState:
     """Mutable bookkeeping of one assessment walk."""
 
@@ -70,16 +83,10 @@ class WalkState:
 
     def write_targets(self, f: CommandFacts) -> list[str | None]:
         """Judge the paths ``f`` writes; returns them resolved (None: unknown)."""
-        targets: list[str | None] = list(f.writes)
+        targets, modelled = write_words(f)
         core = f.core
-        edit_words: list[str] | None = None
-        if core and core[0] in _WRITERS:
-            edit_words = _operands(core[0], core[1:])
-            if edit_words is None:
-                if core[0] != "sed":
-                    self.accept_ok = False
-            else:
-                targets.extend(edit_words if f.known else [None])
+        if not modelled and core and core[0] != "sed":
+            self.accept_ok = False
         resolved: list[str | None] = []
         for t in targets:
             r = resolve_path(t, self.cwd, self.home) if t is not None else None

@@ -1,0 +1,396 @@
+"""The paths bash commands read and write, judged against the working directories and the
+Read/Edit path rules of the context.
+
+A read-only command is auto-allowed only when every path it reads lies inside the working
+directories (as written and after resolving symlinks) or is covered by a ``Read`` allow rule.
+A ``Read`` deny rule on a path read (or written) denies the command, an ask rule asks; an
+``Edit`` deny rule on a path written denies it. A path that cannot be known (``$X/f``,
+``~user``, a relative path after ``cd "$D"``) makes the analysis not confident.
+
+The walk follows ``cd`` as a *set* of possible directories: after ``cd src; ...`` (or inside
+``( cd src )``) a later relative path is resolved against both, because the ``cd`` may have
+failed or may not apply; the path must be fine under every candidate.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+
+from permissions.bash.analysis import CommandFacts, deny_forms_of_command
+from permissions.bash.effects import write_words
+from permissions.bash.operands import Operand, looks_like_path, scan_operands
+from permissions.bash.words import Word, brace_expand
+from permissions.bash.wrappers import basename, strip_allow_wrapper
+from permissions.paths import is_under, path_rule_matches_resolved, working_roots
+from permissions.types import (
+    Decision,
+    PermissionContext,
+    PermissionRule,
+    ReasonKind,
+    RuleBehavior,
+    RuleValue,
+    Verdict,
+)
+
+__all__ = ["PathWalk"]
+
+# Devices that are not files of anyone's: reading them reveals nothing.
+_SAFE_READS = frozenset(
+    {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
+    | {"/dev/random", "/dev/urandom"}
+)
+_MAX_CWDS = 8
+_MAX_GLOB = 1000
+_HOME_WORD = re.compile(r'^(")?\$(?:HOME\b|\{HOME\})(.*)$', re.DOTALL)
+_HOME_NAMED = re.compile(r"(?<![\w${])HOME\b")  # HOME=, export HOME, read HOME, for HOME in
+_UNQUOTED_SPECIAL = frozenset("$`\\*?[{")
+
+
+@dataclass(frozen=True, slots=True)
+class _PathRules:
+    read_deny: tuple[PermissionRule, ...]
+    read_ask: tuple[PermissionRule, ...]
+    read_allow: tuple[PermissionRule, ...]
+    write_deny: tuple[PermissionRule, ...]  # Edit and Read deny rules
+    write_ask: tuple[PermissionRule, ...]
+    write_allow: tuple[PermissionRule, ...]
+
+
+_RULES: dict[int, tuple[tuple[PermissionRule, ...], _PathRules]] = {}
+
+
+def _path_rules(ctx: PermissionContext) -> _PathRules:
+    """The Read/Edit content rules of ``ctx``, sorted once per rules tuple."""
+    rules = ctx.rules
+    hit = _RULES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+
+    def pick(tools: tuple[str, ...], behavior: RuleBehavior) -> tuple[PermissionRule, ...]:
+        return tuple(
+            r
+            for r in rules
+            if r.behavior is behavior and r.value.tool_name in tools and r.value.content
+        )
+
+    out = _PathRules(
+        pick(("Read",), RuleBehavior.DENY),
+        pick(("Read",), RuleBehavior.ASK),
+        pick(("Read",), RuleBehavior.ALLOW),
+        pick(("Edit", "Read"), RuleBehavior.DENY),
+        pick(("Edit",), RuleBehavior.ASK),
+        pick(("Edit",), RuleBehavior.ALLOW),
+    )
+    if type(rules) is tuple:
+        if len(_RULES) > 512:
+            _RULES.clear()
+        _RULES[id(rules)] = (rules, out)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _norm(path: str) -> str:
+    path = os.path.normpath(path)
+    return "/" + path.lstrip("/") if path.startswith("//") else path
+
+
+def _unquote_rest(rest: str) -> str | None:
+    """Quote removal for what follows ``$HOME`` in a word; None if anything else expands."""
+    out: list[str] = []
+    quote = ""
+    for ch in rest:
+        if ch in "\"'" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch in _UNQUOTED_SPECIAL and (not quote or ch in "$`\\"):
+            return None
+        else:
+            out.append(ch)
+    return None if quote else "".join(out)
+
+
+def _core(f: CommandFacts) -> tuple[list[str], tuple[Word, ...]] | None:
+    """The argv that runs after transparent wrappers (whatever the assignments in front)."""
+    words = f.cmd.words
+    if f.cmd.kind != "command" or not words:
+        return None
+    core = f.core
+    if core is None:
+        core = [w.shown for w in words]
+        while True:
+            nxt = strip_allow_wrapper(core)
+            if nxt is None and core[0] == "env":
+                rest = core[1:]
+                while rest and "=" in rest[0] and not rest[0].startswith(("=", "-")):
+                    rest = rest[1:]
+                nxt = rest if rest and not rest[0].startswith("-") else None
+            if not nxt:
+                break
+            core = nxt
+    if core[0] == "xargs" or len(core) > len(words):
+        return None
+    return core, words[len(words) - len(core) :]
+
+
+class PathWalk:
+    """Judges the paths of each command of one script, in order, following ``cd``."""
+
+    def __init__(self, ctx: PermissionContext, command: str) -> None:
+        self.ctx = ctx
+        self.rules = _path_rules(ctx)
+        self.roots = working_roots(ctx)
+        self.home = _norm(str(ctx.home))
+        self.home_known = "HOME" not in command or not _HOME_NAMED.search(command)
+        self.cwds: list[str] | None = [_norm(str(ctx.cwd))]
+        self.deny: Verdict | None = None
+        self.ask: Verdict | None = None
+        self.doubts: list[str] = []
+        self.outside: list[tuple[str, bool]] = []  # (path, written)
+
+    # ---------------------------------------------------------------- resolution
+
+    def _texts(self, word: Word) -> list[str] | None:
+        """The path strings a word stands for (maybe relative); None: not knowable."""
+        text, value = word.text, word.value
+        if text.startswith(("<(", ">(")):
+            return []  # process substitution: its commands are judged on their own
+        if value is None:
+            m = _HOME_WORD.match(text)
+            if m is None or not self.home_known:
+                return None
+            rest = _unquote_rest(('"' if m.group(1) else "") + m.group(2))
+            return None if rest is None else [self.home + rest]
+        if value.startswith("~"):
+            if not text.startswith("~"):
+                value = "./" + value  # a quoted tilde is a plain name
+            elif value == "~" or value.startswith("~/"):
+                if not self.home_known:
+                    return None
+                value = self.home + value[1:]
+            else:
+                return None  # ~user, ~+, ~-
+        return brace_expand(value) if word.brace else [value]
+
+    def _absolute(self, texts: list[str], base: list[str] | None) -> list[str] | None:
+        out: list[str] = []
+        for t in texts:
+            if t.startswith("/"):
+                out.append(_norm(t))
+            elif base is None:
+                return None
+            else:
+                out.extend(_norm(os.path.join(c, t)) for c in base)
+        return out
+
+    def resolve(self, word: Word, base: list[str] | None) -> list[str] | None:
+        """Absolute paths ``word`` may name, relative ones against every directory of ``base``
+        (None: unknown); a glob adds what it matches now. None: not knowable."""
+        texts = self._texts(word)
+        if texts is None:
+            return None
+        paths = self._absolute(texts, base)
+        if paths is None or not word.glob:
+            return paths
+        found = list(paths)
+        for p in paths:
+            matches = glob.glob(p)
+            if len(matches) > _MAX_GLOB:
+                return None
+            found.extend(_norm(m) for m in matches)
+        return found
+
+    # ---------------------------------------------------------------- judging
+
+    def _real(self, lex: str) -> str:
+        """``os.path.realpath(lex)``, cheaply when no component below a working dir is a link."""
+        for root in self.roots:
+            if is_under(lex, root):
+                cur = root.rstrip("/")
+                for part in lex[len(cur) + 1 :].split("/") if lex != root else ():
+                    cur = f"{cur}/{part}"
+                    try:
+                        mode = os.lstat(cur).st_mode
+                    except OSError:
+                        break  # missing: nothing further down can be a link
+                    if stat.S_ISLNK(mode):
+                        return os.path.realpath(lex)
+                real_root = _real_root(root)
+                return lex if real_root == root else real_root + lex[len(root.rstrip("/")) :]
+        return os.path.realpath(lex)
+
+    def _inside(self, lex: str, real: str) -> bool:
+        roots = self.roots
+        return any(is_under(lex, d) for d in roots) and (
+            real == lex or any(is_under(real, d) for d in roots)
+        )
+
+    def judge(self, lex: str, written: bool) -> PermissionRule | None:
+        """Record what ``lex`` calls for; the allow rule covering it, if any."""
+        if not written and lex in _SAFE_READS:
+            return None
+        rules = self.rules
+        deny = rules.write_deny if written else rules.read_deny
+        ask = rules.write_ask if written else rules.read_ask
+        allow = rules.write_allow if written else rules.read_allow
+        lexically_inside = any(is_under(lex, d) for d in self.roots)
+        if not (deny or ask or allow or lexically_inside):
+            self.outside.append((lex, written))
+            return None
+        real = self._real(lex)
+        ctx = self.ctx
+        verb = "writes" if written else "reads"
+        for r in deny:
+            if path_rule_matches_resolved(r, lex, real, ctx):
+                self.deny = self.deny or Verdict(
+                    Decision.DENY, f"denied by rule {r.value} ({verb} {lex})", ReasonKind.RULE, r
+                )
+                return None
+        for r in ask:
+            if path_rule_matches_resolved(r, lex, real, ctx):
+                self.ask = self.ask or Verdict(
+                    Decision.ASK,
+                    f"ask rule {r.value} requires confirmation ({verb} {lex})",
+                    ReasonKind.RULE,
+                    r,
+                )
+                return None
+        for r in allow:
+            if path_rule_matches_resolved(r, lex, real, ctx):
+                return r
+        if allow and os.path.isdir(real):
+            # `Read(//etc/**)` covers what is inside /etc, so listing or entering it too
+            for r in allow:
+                if path_rule_matches_resolved(r, lex + "/", real + "/", ctx):
+                    return r
+        if not self._inside(lex, real):
+            self.outside.append((lex, written))
+        return None
+
+    def _literal(self, value: str) -> list[str] | None:
+        """Absolute paths of a literal path string (``~`` is the home directory)."""
+        if value == "~" or value.startswith("~/"):
+            if not self.home_known:
+                return None
+            value = self.home + value[1:]
+        elif value.startswith("~"):
+            return None
+        return self._absolute([value], self.cwds)
+
+    def _deny_only(self, value: str, written: bool) -> None:
+        """Deny/ask rules on a path seen only through obfuscation (never allows anything)."""
+        for p in self._literal(value) or ():
+            saved = len(self.outside)
+            self.judge(p, written)
+            del self.outside[saved:]
+
+    # ---------------------------------------------------------------- commands
+
+    def visit(self, f: CommandFacts) -> PermissionRule | None:
+        """Judge the paths ``f`` reads and writes; the Edit allow rule covering every path it
+        writes (None if it writes nothing, or something no rule covers)."""
+        for r in f.cmd.redirects:
+            if r.op == "<" and r.target is not None:
+                self.read(r.target, "<", self.cwds)
+        core = _core(f)
+        if core is not None:
+            argv, words = core
+            prog = basename(argv[0])
+            ops = scan_operands(prog, argv[1:])
+            if ops:
+                self.read_operands(prog, ops, words)
+        if (self.rules.read_deny or self.rules.read_ask) and f.cmd.kind == "command":
+            for form in deny_forms_of_command(f.cmd)[1:]:
+                for op in scan_operands(basename(form[0]), form[1:]) or ():
+                    if not op.chdir and op.pos + 1 < len(form):
+                        self._deny_only(form[op.pos + 1][op.offset :], False)
+        targets, _ = write_words(f)
+        covering: list[PermissionRule | None] = []
+        for t in targets:
+            paths = None if t is None else self._literal(t)
+            if paths is None:
+                covering.append(None)  # unknown: the command needs permission anyway
+                continue
+            covering.extend(self.judge(p, True) for p in paths)
+        return covering[0] if covering and all(covering) else None
+
+    def read_operands(self, prog: str, ops: list[Operand], words: tuple[Word, ...]) -> None:
+        base: list[str] | None = self.cwds
+        for op in ops:
+            if op.pos + 1 >= len(words):
+                continue
+            word = words[op.pos + 1]
+            if op.offset:
+                shown = word.shown[op.offset :]
+                value = shown if word.value is not None else None
+                word = Word(shown, value, value, word.glob, word.brace)
+            if op.maybe and not looks_like_path(word.shown):
+                continue
+            if op.indirect:
+                self.doubts.append(f"{prog} reads the names of more files from {word.shown!r}")
+            paths = self.read(word, prog, base)
+            if op.chdir:
+                base = paths
+
+    def read(self, word: Word, prog: str, base: list[str] | None) -> list[str] | None:
+        paths = self.resolve(word, base)
+        if paths is None:
+            self.doubts.append(f"the path {word.text!r} read by {prog} cannot be resolved")
+            if word.deny_value is not None and word.value is None:
+                self._deny_only(word.deny_value, False)
+            return None
+        for p in paths:
+            self.judge(p, False)
+        return paths
+
+    def track_cd(self, f: CommandFacts) -> None:
+        """Add the directory a ``cd``/``pushd`` moves to (the old ones stay possible)."""
+        core = _core(f)
+        if core is None or core[0][0] not in ("cd", "pushd") or self.cwds is None:
+            return
+        argv, words = core
+        args = [(a, w) for a, w in zip(argv[1:], words[1:], strict=True) if a[:1] not in "-+"]
+        new: list[str] | None
+        if "-" in argv[1:]:
+            new = None  # `cd -`: the previous directory, unknown here
+        elif args:
+            new = self.resolve(args[0][1], self.cwds)
+        elif argv[0] == "cd":
+            new = [self.home] if self.home_known else None
+        else:
+            return  # pushd alone or `pushd +1`: back to a directory already possible
+        if new is None:
+            self.cwds = None
+            return
+        merged = self.cwds + [p for p in new if p not in self.cwds]
+        self.cwds = merged if len(merged) <= _MAX_CWDS else None
+
+    # ---------------------------------------------------------------- verdict
+
+    def outside_verdict(self, extra: tuple[RuleValue, ...] = ()) -> Verdict | None:
+        """ASK (WORKING_DIR) naming the first path outside the working dirs, or None."""
+        if not self.outside:
+            return None
+        path, written = self.outside[0]
+        suggestions: list[RuleValue] = []
+        for p, w in self.outside:
+            folder = p if os.path.isdir(p) else os.path.dirname(p)
+            if folder == "/" and p != "/":
+                folder = p  # never suggest the whole file system for a missing path
+            sug = RuleValue("Edit" if w else "Read", f"/{folder}/**".replace("///", "//"))
+            if sug not in suggestions:
+                suggestions.append(sug)
+        verb = "writing" if written else "reading"
+        return Verdict(
+            Decision.ASK,
+            f"{verb} {path} outside the working directories needs permission",
+            ReasonKind.WORKING_DIR,
+            suggestions=tuple([*suggestions, *extra][:5]),
+        )
