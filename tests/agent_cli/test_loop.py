@@ -87,8 +87,12 @@ async def test_abort_mid_tool_answers_every_tool_use_and_conversation_continues(
         events = await _collect(session, "run it", on_event)
         finished = events[-1]
         assert isinstance(finished, TurnFinished) and finished.stop_reason == "aborted"
+        # The abort may stop the stream before the second block arrives: every tool_use that
+        # made it into the conversation gets exactly one (error) result, and nothing else does.
+        started = [e.tool_use_id for e in events if isinstance(e, ToolStarted)]
         results = [e for e in events if isinstance(e, ToolFinished)]
-        assert {r.tool_use_id for r in results} == {"t_slow", "t_queued"}
+        assert "t_slow" in started
+        assert sorted(r.tool_use_id for r in results) == sorted(started)
         assert all(r.is_error for r in results)
         assert _live_sleeps("sleep 777.5") == []
         events2 = await _collect(session, "what happened?")
@@ -101,7 +105,7 @@ async def test_abort_mid_tool_answers_every_tool_use_and_conversation_continues(
             for b in m["content"]
             if b.get("type") == "tool_result"
         }
-        assert answered == {"t_slow", "t_queued"}
+        assert answered == set(started)
         await session.close()
         server.assert_done()
 
