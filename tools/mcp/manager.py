@@ -124,9 +124,17 @@ class McpManager:
         return self._start is not None and self._start.done()
 
     def start_soon(self) -> None:
-        """Begin connecting in the background (a UI calls this after its first frame)."""
-        if self._start is None:
-            self._start = asyncio.get_running_loop().create_task(self._start_all())
+        """Begin connecting in the background (a UI calls this after its first frame).
+
+        Without a running event loop in this thread it does nothing: ``start()`` will.
+        """
+        if self._start is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._start = loop.create_task(self._start_all())
 
     async def start(self) -> list[str]:
         """Connect every server (once; later calls await the same start). Returns warnings."""
