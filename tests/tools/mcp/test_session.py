@@ -1,0 +1,81 @@
+"""An in-process session with a user-scope MCP server: prewarm connects, the turn uses it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_cli.events import Notice, TurnFinished
+from agent_cli.options import RunOptions
+from agent_cli.session import AgentSession
+from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
+from tests.tools.mcp.conftest import SERVERS, live_pids_with
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in list(os.environ):
+        if key.startswith(("ANTHROPIC_", "NERVE_", "CLAUDE_")):
+            monkeypatch.delenv(key)
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("NERVE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("NERVE_POLICY_DIR", str(tmp_path / "policy"))
+    monkeypatch.setenv("NERVE_CLAUDE_POLICY_DIR", str(tmp_path / "cpolicy"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    project = tmp_path / "project"
+    project.mkdir()
+    return project
+
+
+async def test_session_connects_user_servers_and_closes_them(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = f"session-{tmp_path.name}"
+    config = tmp_path / "home" / ".nerve" / "mcp.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "calc": {
+                        "command": sys.executable,
+                        "args": [str(SERVERS / "demo_server.py"), token],
+                    },
+                    "broken": {"command": "/no/such/server"},
+                }
+            }
+        )
+    )
+    scenario = Scenario.of(
+        Turn([tool_use("ToolSearch", {"query": "select:mcp__calc__add"}, id="s")]),
+        Turn(
+            [tool_use("mcp__calc__add", {"a": 1, "b": 41}, id="a")],
+            match=Match(tool_result_for="s"),
+        ),
+        Turn([text("42")], match=Match(tool_result_for="a", contains_text="42")),
+    )
+    async with ScriptedServer(scenario) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        session = AgentSession.create(RunOptions(allowed_tools=["mcp__calc"]), cwd=project)
+        try:
+            session.prewarm()  # what the TUI does after its first frame: servers start now
+            events = [ev async for ev in session.run_turn("add")]
+            finished = [e for e in events if isinstance(e, TurnFinished)]
+            assert finished and finished[0].result_text == "42"
+            notices = [e.text for e in events if isinstance(e, Notice)]
+            assert any("MCP server broken failed to start" in n for n in notices)
+            status = {v.name: v.status for v in session.mcp_servers()}
+            assert status == {"calc": "connected", "broken": "failed"}
+            views = {t.name: t for t in session.tools()}
+            assert views["mcp__calc__add"].is_mcp and not views["mcp__calc__add"].deferred
+            assert views["mcp__calc__echo"].deferred
+            assert live_pids_with(token)
+        finally:
+            await session.close()
+        server.assert_done()
+    assert live_pids_with(token) == []
