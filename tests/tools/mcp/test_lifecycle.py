@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from permissions.types import PermissionContext, PermissionMode
 from tests.tools.mcp.conftest import live_pids_with, make_manager, stdio, text_of
 from tests.tools.pipeline_helpers import make_ctx
@@ -58,7 +60,7 @@ async def test_failing_servers_are_skipped_with_warnings_and_good_ones_work(
 
 
 async def test_hanging_and_garbage_servers_are_skipped_after_the_timeout(
-    tmp_path: Path, token: str
+    tmp_path: Path, token: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     manager = make_manager(
         tmp_path,
@@ -73,6 +75,10 @@ async def test_hanging_and_garbage_servers_are_skipped_after_the_timeout(
         assert "MCP server garbage failed to start: did not answer within 1.5 s" in text
         assert "hang server" in (tmp_path / "mcp-logs" / "hang.log").read_text()
         assert manager.tools() == []
+        # The SDK's complaints about the garbage go to a log file, never to the terminal.
+        assert "Failed to parse" in (tmp_path / "mcp-logs" / "client.log").read_text()
+        captured = capfd.readouterr()
+        assert "Failed to parse" not in captured.err and "hang server" not in captured.err
         # Timed-out servers are stopped at once, not left running until close.
         assert live_pids_with(token) == []
     finally:
