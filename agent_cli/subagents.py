@@ -198,22 +198,27 @@ class LoopSubagentRunner:
         system_prompt = self._system_prompt(definition, tools)
         parent_writer = self._parent_transcript()
         transcript = parent_writer.sidechain(agent_id) if parent_writer is not None else None
-        child_ctx = self._child_context(
-            ctx, definition, agent_id, description, system_prompt, tools, transcript
-        )
-        loop = AgentLoop(
-            model=self._model,
-            model_name=self._model_name(model, definition),
-            ctx=child_ctx,
-            system_prompt=system_prompt,
-            config=LoopConfig(max_turns=self._max_turns),
-            transcript=transcript,
-            usage=self._usage,
-        )
-        if transcript is not None:
-            transcript.meta(
-                "agent-name", agentName=description, agentType=definition.name, agentId=agent_id
+        try:
+            child_ctx = self._child_context(
+                ctx, definition, agent_id, description, system_prompt, tools, transcript
             )
+            loop = AgentLoop(
+                model=self._model,
+                model_name=self._model_name(model, definition),
+                ctx=child_ctx,
+                system_prompt=system_prompt,
+                config=LoopConfig(max_turns=self._max_turns),
+                transcript=transcript,
+                usage=self._usage,
+            )
+            if transcript is not None:
+                transcript.meta(
+                    "agent-name", agentName=description, agentType=definition.name, agentId=agent_id
+                )
+        except BaseException:
+            if transcript is not None:
+                transcript.close()  # the drive that would close it never starts
+            raise
         drive = asyncio.ensure_future(
             self._drive(loop, prompt, description, agent_id, ctx, progress, transcript)
         )
