@@ -155,7 +155,10 @@ def fake_lease(owners: Path, pid: int, start: int, pgids: list[int]) -> Path:
 
 def marked_sleep(tag: str, owner_pid: int, owner_start: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, OWNER_PID_ENV: str(owner_pid), OWNER_START_ENV: str(owner_start)}
-    return subprocess.Popen(["sleep", tag], env=env, start_new_session=True)
+    proc = subprocess.Popen(["sleep", tag], env=env, start_new_session=True)
+    # Until the child has exec'd, /proc shows the parent's environment (no markers yet).
+    wait_for(lambda: all_alive(tag))
+    return proc
 
 
 def dead_pid() -> tuple[int, int]:
