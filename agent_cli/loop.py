@@ -245,7 +245,7 @@ class AgentLoop:
             executor.abort()
         outcomes = await executor.finish()
         await collector
-        self.ctx = _keep_ui(executor.current_context, self.ctx)
+        self.ctx = _apply_modifiers(self.ctx, outcomes)
         if assistant.text:
             turn.last_text = assistant.text
         if outcomes:
@@ -492,9 +492,17 @@ class AgentLoop:
             self.transcript.meta("read-file-state", files=snapshot)
 
 
-def _keep_ui(new: ToolUseContext, old: ToolUseContext) -> ToolUseContext:
-    """Keep what tools changed (modifiers) but the loop's own callbacks, not the turn's."""
-    return replace(new, callbacks=old.callbacks)
+def _apply_modifiers(ctx: ToolUseContext, outcomes: Sequence[CallOutcome]) -> ToolUseContext:
+    """What the tools changed, applied in call order to the live context.
+
+    Not the executor's final context: the user may have changed the mode or added a rule while
+    the batch ran (Shift+Tab, "don't ask again"), and that must survive the batch. Modifiers
+    are pure functions of a context, so replaying them here gives the tools' changes on top.
+    """
+    for outcome in outcomes:
+        if outcome.context_modifier is not None:
+            ctx = outcome.context_modifier(ctx)
+    return ctx
 
 
 def _usage_dict(u: Usage) -> dict[str, int]:

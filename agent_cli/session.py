@@ -252,7 +252,13 @@ class AgentSession:
         new = PermissionMode.parse(mode)
         if new is PermissionMode.BYPASS and not self.ctx.permissions.bypass_available:
             raise ValueError("bypassPermissions is only available when enabled at launch")
-        self.loop.ctx = self.ctx.with_mode(new)
+        perms = self.ctx.permissions
+        before = perms.mode if new is PermissionMode.PLAN else None
+        if new is PermissionMode.PLAN and perms.mode is PermissionMode.PLAN:
+            before = perms.mode_before_plan
+        self.loop.ctx = replace(
+            self.ctx, permissions=replace(perms, mode=new, mode_before_plan=before)
+        )
         if self.transcript is not None:
             self.transcript.meta("permission-mode", mode=new.value)
 

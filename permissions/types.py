@@ -191,6 +191,8 @@ class PermissionContext:
     additional_dirs: tuple[Path, ...] = ()
     bypass_available: bool = False
     home: Path = field(default_factory=Path.home)
+    # The mode to return to when plan mode ends (set when plan mode is entered).
+    mode_before_plan: PermissionMode | None = None
 
     @property
     def working_dirs(self) -> tuple[Path, ...]:

@@ -247,8 +247,11 @@ def create_subagent_context(
 ) -> ToolUseContext:
     """A child context: each field either shared with the parent or fresh, on purpose."""
     perms = parent.permissions
-    if bubble_permissions and perms.mode not in (PermissionMode.BYPASS, PermissionMode.DONT_ASK):
-        # The child has no terminal: its asks rise to the parent's prompt (bubble mode).
+    if bubble_permissions and perms.mode is PermissionMode.DEFAULT:
+        # The child has no terminal: its asks rise to the parent's prompt (bubble mode). Other
+        # modes are kept as they are (a plan-mode parent's child must not write; an
+        # acceptEdits parent's child may edit); their asks reach the parent's UI the same way,
+        # through the shared callbacks.
         perms = replace(perms, mode=PermissionMode.BUBBLE)
     return ToolUseContext(
         permissions=perms,

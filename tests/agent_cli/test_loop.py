@@ -213,3 +213,22 @@ async def test_session_start_hook_context_reaches_the_model_once(env: Path) -> N
         assert second.count("work on the parser") == 1
         await session.close()
         server.assert_done()
+
+
+async def test_a_mode_change_during_a_batch_survives_the_batch(env: Path) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Glob", {"pattern": "*"}, id="g1")]),
+        Turn([text("listed")], match=Match(tool_result_for="g1")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+
+        def on_event(ev: Any) -> None:
+            if isinstance(ev, ToolStarted):
+                session.set_mode("acceptEdits")  # Shift+Tab while the tool runs
+
+        events = await _collect(session, "list", on_event)
+        assert events[-1].result_text == "listed"
+        assert session.mode == "acceptEdits"
+        await session.close()
+        server.assert_done()

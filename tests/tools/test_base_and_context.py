@@ -148,8 +148,13 @@ def test_subagent_abort_flows_down_not_up(tmp_path: Path) -> None:
     assert other.abort.aborted and other.abort.reason == "esc"
 
 
-def test_subagent_keeps_bypass_and_dont_ask(tmp_path: Path) -> None:
-    for mode in (PermissionMode.BYPASS, PermissionMode.DONT_ASK):
+def test_subagent_keeps_every_mode_but_default(tmp_path: Path) -> None:
+    for mode in (
+        PermissionMode.BYPASS,
+        PermissionMode.DONT_ASK,
+        PermissionMode.PLAN,
+        PermissionMode.ACCEPT_EDITS,
+    ):
         parent = _parent(tmp_path).with_mode(mode)
         assert (
             create_subagent_context(parent, agent_id="a", system_prompt="").permissions.mode is mode

@@ -13,6 +13,7 @@ model in plan mode with the user's feedback. Without a UI (print mode) the ask i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +26,6 @@ from tools.result import ToolResult, ValidationError
 __all__ = [
     "ENTER_PLAN_MODE",
     "EXIT_PLAN_MODE",
-    "MODE_BEFORE_PLAN_KEY",
     "TOOLS",
     "AllowedPrompt",
     "EnterPlanModeInput",
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 # Where EnterPlanMode remembers the mode to go back to (``ctx.state.shared``, conversation-wide).
-MODE_BEFORE_PLAN_KEY = "mode_before_plan"
 
 ENTERED_MESSAGE = """\
 Entered plan mode. You should now focus on exploring the codebase and designing an \
@@ -107,11 +106,7 @@ class ExitPlanModeInput(BaseModel):
 
 
 def _previous_mode(ctx: ToolUseContext) -> PermissionMode:
-    raw = ctx.state.shared.get(MODE_BEFORE_PLAN_KEY)
-    try:
-        mode = PermissionMode(raw) if raw is not None else PermissionMode.DEFAULT
-    except ValueError:
-        return PermissionMode.DEFAULT
+    mode = ctx.permissions.mode_before_plan or PermissionMode.DEFAULT
     if mode is PermissionMode.PLAN:
         return PermissionMode.DEFAULT
     if mode is PermissionMode.BYPASS and not ctx.permissions.bypass_available:
@@ -120,20 +115,24 @@ def _previous_mode(ctx: ToolUseContext) -> PermissionMode:
 
 
 def enter_plan_modifier(ctx: ToolUseContext) -> ToolUseContext:
-    """Remember the current mode, then switch to plan (a no-op when already in plan mode)."""
-    if ctx.permissions.mode is PermissionMode.PLAN:
+    """Remember the current mode, then switch to plan (a no-op when already in plan mode).
+
+    Pure, like every context modifier: the mode to return to lives in the new context.
+    """
+    perms = ctx.permissions
+    if perms.mode is PermissionMode.PLAN:
         return ctx
-    ctx.state.shared[MODE_BEFORE_PLAN_KEY] = ctx.permissions.mode.value
-    return ctx.with_mode(PermissionMode.PLAN)
+    return replace(
+        ctx, permissions=replace(perms, mode=PermissionMode.PLAN, mode_before_plan=perms.mode)
+    )
 
 
 def exit_plan_modifier(ctx: ToolUseContext) -> ToolUseContext:
     """Back to the mode that was active before plan mode (default when unknown)."""
-    if ctx.permissions.mode is not PermissionMode.PLAN:
+    perms = ctx.permissions
+    if perms.mode is not PermissionMode.PLAN:
         return ctx
-    mode = _previous_mode(ctx)
-    ctx.state.shared.pop(MODE_BEFORE_PLAN_KEY, None)
-    return ctx.with_mode(mode)
+    return replace(ctx, permissions=replace(perms, mode=_previous_mode(ctx), mode_before_plan=None))
 
 
 def _in_subagent(ctx: ToolUseContext) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from permissions.types import PermissionMode
 from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx
-from tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE, MODE_BEFORE_PLAN_KEY
+from tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE
 from tools.builtin.write import write_tool as WRITE
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
 from tools.execution.executor import StreamingToolExecutor
@@ -34,7 +34,7 @@ async def test_enter_plan_mode_runs_without_a_prompt_and_its_modifier_switches_t
     assert ctx.permissions.mode is PermissionMode.ACCEPT_EDITS  # the call itself changed nothing
     planned = out.context_modifier(ctx)
     assert planned.permissions.mode is PermissionMode.PLAN
-    assert planned.state.shared[MODE_BEFORE_PLAN_KEY] == "acceptEdits"
+    assert planned.permissions.mode_before_plan is PermissionMode.ACCEPT_EDITS
     assert prompts.prompts == []
 
 
@@ -67,7 +67,7 @@ async def test_in_plan_mode_write_is_refused_then_approved_plan_restores_the_mod
     assert not write2.is_error, write2.tool_result
     assert target.read_text() == "hi\n"
     assert executor.current_context.permissions.mode is PermissionMode.ACCEPT_EDITS
-    assert MODE_BEFORE_PLAN_KEY not in executor.current_context.state.shared
+    assert executor.current_context.permissions.mode_before_plan is None
 
 
 async def test_declined_plan_stays_in_plan_mode_and_the_feedback_reaches_the_model(
@@ -122,11 +122,26 @@ async def test_exit_restores_default_when_plan_was_entered_by_the_user(tmp_path:
 
 
 async def test_bypass_is_not_restored_unless_available(tmp_path: Path) -> None:
-    ctx = make_ctx(TOOLS, mode=PermissionMode.PLAN, cwd=tmp_path)
-    ctx.state.shared[MODE_BEFORE_PLAN_KEY] = "bypassPermissions"
+    from dataclasses import replace
+
     from tools.builtin.plan_mode import exit_plan_modifier
 
+    ctx = make_ctx(TOOLS, mode=PermissionMode.PLAN, cwd=tmp_path)
+    ctx = replace(ctx, permissions=replace(ctx.permissions, mode_before_plan=PermissionMode.BYPASS))
     assert exit_plan_modifier(ctx).permissions.mode is PermissionMode.DEFAULT
+    enabled = replace(ctx, permissions=replace(ctx.permissions, bypass_available=True))
+    assert exit_plan_modifier(enabled).permissions.mode is PermissionMode.BYPASS
+
+
+async def test_plan_modifiers_are_pure(tmp_path: Path) -> None:
+    from tools.builtin.plan_mode import enter_plan_modifier, exit_plan_modifier
+
+    ctx = make_ctx(TOOLS, mode=PermissionMode.ACCEPT_EDITS, cwd=tmp_path)
+    planned = enter_plan_modifier(ctx)
+    # applying the same modifiers again (the loop replays them on the live context) is safe
+    assert exit_plan_modifier(planned).permissions.mode is PermissionMode.ACCEPT_EDITS
+    assert exit_plan_modifier(planned).permissions.mode is PermissionMode.ACCEPT_EDITS
+    assert ctx.permissions.mode is PermissionMode.ACCEPT_EDITS and ctx.state.shared == {}
 
 
 async def test_a_deny_rule_on_exit_plan_mode_wins_over_the_prompt(tmp_path: Path) -> None:
