@@ -83,7 +83,10 @@ def _resolved_dirs(dirs: tuple[str, ...]) -> tuple[str, ...]:
 
 def working_roots(ctx: PermissionContext) -> tuple[str, ...]:
     """The working directories, normalised, each followed by its real path if different."""
-    return _resolved_dirs(tuple(str(d) for d in ctx.working_dirs))
+    extra = ctx.additional_dirs
+    if not extra:
+        return _resolved_dirs((str(ctx.cwd),))
+    return _resolved_dirs((str(ctx.cwd), *map(str, extra)))
 
 
 def is_inside_working_dirs(path: Path | str, ctx: PermissionContext) -> bool:

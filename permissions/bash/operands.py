@@ -198,6 +198,14 @@ SPECS: dict[str, OperandSpec] = {
     "pushd": _spec(first_only=True, plus_operands=False),
 }
 
+_new_tuple = tuple.__new__
+
+
+def _op(pos: int) -> Operand:
+    """``Operand(pos)`` without the NamedTuple's Python-level constructor (a hot path)."""
+    return _new_tuple(Operand, (pos, 0, False, False, False))  # type: ignore[no-any-return]
+
+
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _VALUE_SHAPES = frozenset({"v", "p", "i", "v!", "p!"})
 
@@ -254,7 +262,7 @@ class _Scan:
                 elif not spec.plus_operands and a.startswith("+"):
                     pass
                 else:
-                    self.out.append(Operand(i))
+                    self.out.append(_op(i))
                     if spec.first_only:
                         break
                 i += 1
@@ -326,6 +334,8 @@ def scan_operands(prog: str, args: Sequence[str]) -> list[Operand] | None:
     spec = SPECS.get(prog)
     if spec is None:
         return None
+    if not spec.pattern_first and spec.operands and not any(a[:1] in "-+" for a in args):
+        return [_op(k) for k in range(1 if spec.first_only and args else len(args))]
     scan = _Scan(spec, args)
     out = scan.run()
     if spec.pattern_first and scan.pattern_given:

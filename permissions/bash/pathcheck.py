@@ -98,7 +98,23 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+@lru_cache(maxsize=64)
+def _prefixes(roots: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(d.rstrip("/") + "/" for d in roots)
+
+
+@lru_cache(maxsize=1024)
+def _suggestion(path: str, written: bool, is_dir: bool) -> RuleValue:
+    """``Read(//dir/**)`` (``Edit`` for a write) for the directory of ``path``."""
+    folder = path if is_dir else os.path.dirname(path)
+    if folder == "/" and path != "/":
+        folder = path  # never suggest the whole file system for a missing path
+    return RuleValue("Edit" if written else "Read", f"/{folder}/**".replace("///", "//"))
+
+
+@lru_cache(maxsize=4096)
 def _norm(path: str) -> str:
+    """Lexically normalised absolute path (cached: the same paths come back call after call)."""
     path = os.path.normpath(path)
     return "/" + path.lstrip("/") if path.startswith("//") else path
 
@@ -147,13 +163,16 @@ class PathWalk:
         self.ctx = ctx
         self.rules = _path_rules(ctx)
         self.roots = working_roots(ctx)
+        self._prefixes = _prefixes(self.roots)
         self.home = _norm(str(ctx.home))
         self.home_known = "HOME" not in command or not _HOME_NAMED.search(command)
         self.cwds: list[str] | None = [_norm(str(ctx.cwd))]
+        self._core: tuple[CommandFacts, tuple[list[str], tuple[Word, ...]] | None] | None = None
         self.deny: Verdict | None = None
         self.ask: Verdict | None = None
         self.doubts: list[str] = []
-        self.outside: list[tuple[str, bool]] = []  # (path, written)
+        self.outside: list[tuple[str, bool, bool | None]] = []  # (path, written, a dir?)
+        self._cd_paths: list[str] | None = None
 
     # ---------------------------------------------------------------- resolution
 
@@ -193,6 +212,13 @@ class PathWalk:
     def resolve(self, word: Word, base: list[str] | None) -> list[str] | None:
         """Absolute paths ``word`` may name, relative ones against every directory of ``base``
         (None: unknown); a glob adds what it matches now. None: not knowable."""
+        value = word[1]
+        if word[2] is value and value and value[0] not in "~<>" and not (word[3] or word[4]):
+            # a plain literal word (the common case)
+            if value[0] == "/":
+                return [_norm(value)]
+            if base is not None and len(base) == 1:
+                return [_norm(f"{base[0]}/{value}")]
         texts = self._texts(word)
         if texts is None:
             return None
@@ -226,23 +252,24 @@ class PathWalk:
                 return lex if real_root == root else real_root + lex[len(root.rstrip("/")) :]
         return os.path.realpath(lex)
 
-    def _inside(self, lex: str, real: str) -> bool:
-        roots = self.roots
-        return any(is_under(lex, d) for d in roots) and (
-            real == lex or any(is_under(real, d) for d in roots)
-        )
+    def _under_root(self, path: str) -> bool:
+        return path.startswith(self._prefixes) or path in self.roots
 
-    def judge(self, lex: str, written: bool) -> PermissionRule | None:
-        """Record what ``lex`` calls for; the allow rule covering it, if any."""
+    def _inside(self, lex: str, real: str) -> bool:
+        return self._under_root(lex) and (real == lex or self._under_root(real))
+
+    def judge(self, lex: str, written: bool, is_dir: bool | None = None) -> PermissionRule | None:
+        """Record what ``lex`` calls for; the allow rule covering it, if any. ``is_dir``: known
+        to be a directory (a cd target) or not (a file written); None: look."""
         if not written and lex in _SAFE_READS:
             return None
         rules = self.rules
         deny = rules.write_deny if written else rules.read_deny
         ask = rules.write_ask if written else rules.read_ask
         allow = rules.write_allow if written else rules.read_allow
-        lexically_inside = any(is_under(lex, d) for d in self.roots)
+        lexically_inside = self._under_root(lex)
         if not (deny or ask or allow or lexically_inside):
-            self.outside.append((lex, written))
+            self.outside.append((lex, written, is_dir))
             return None
         real = self._real(lex)
         ctx = self.ctx
@@ -271,7 +298,7 @@ class PathWalk:
                 if path_rule_matches_resolved(r, lex + "/", real + "/", ctx):
                     return r
         if not self._inside(lex, real):
-            self.outside.append((lex, written))
+            self.outside.append((lex, written, is_dir))
         return None
 
     def _literal(self, value: str) -> list[str] | None:
@@ -296,32 +323,44 @@ class PathWalk:
     def visit(self, f: CommandFacts) -> PermissionRule | None:
         """Judge the paths ``f`` reads and writes; the Edit allow rule covering every path it
         writes (None if it writes nothing, or something no rule covers)."""
-        for r in f.cmd.redirects:
+        cmd = f.cmd
+        self._cd_paths = None
+        for r in cmd.redirects:
             if r.op == "<" and r.target is not None:
                 self.read(r.target, "<", self.cwds)
         core = _core(f)
+        self._core = (f, core)
         if core is not None:
             argv, words = core
-            prog = basename(argv[0])
+            prog = argv[0] if "/" not in argv[0] else basename(argv[0])
             ops = scan_operands(prog, argv[1:])
             if ops:
-                self.read_operands(prog, ops, words)
-        if (self.rules.read_deny or self.rules.read_ask) and f.cmd.kind == "command":
-            for form in deny_forms_of_command(f.cmd)[1:]:
+                self.read_operands(prog, ops, words, prog in ("cd", "pushd"))
+        rules = self.rules
+        if (rules.read_deny or rules.read_ask) and cmd.kind == "command":
+            for form in deny_forms_of_command(cmd)[1:]:
                 for op in scan_operands(basename(form[0]), form[1:]) or ():
                     if not op.chdir and op.pos + 1 < len(form):
                         self._deny_only(form[op.pos + 1][op.offset :], False)
         targets, _ = write_words(f)
-        covering: list[PermissionRule | None] = []
+        if not targets:
+            return None
+        covering: PermissionRule | None = None
+        complete = True
         for t in targets:
             paths = None if t is None else self._literal(t)
             if paths is None:
-                covering.append(None)  # unknown: the command needs permission anyway
+                complete = False  # unknown: the command needs permission anyway
                 continue
-            covering.extend(self.judge(p, True) for p in paths)
-        return covering[0] if covering and all(covering) else None
+            for p in paths:
+                rule = self.judge(p, True, False)
+                covering = covering or rule
+                complete = complete and rule is not None
+        return covering if complete else None
 
-    def read_operands(self, prog: str, ops: list[Operand], words: tuple[Word, ...]) -> None:
+    def read_operands(
+        self, prog: str, ops: list[Operand], words: tuple[Word, ...], cd: bool = False
+    ) -> None:
         base: list[str] | None = self.cwds
         for op in ops:
             if op.pos + 1 >= len(words):
@@ -335,11 +374,15 @@ class PathWalk:
                 continue
             if op.indirect:
                 self.doubts.append(f"{prog} reads the names of more files from {word.shown!r}")
-            paths = self.read(word, prog, base)
+            paths = self.read(word, prog, base, True if cd or op.chdir else None)
             if op.chdir:
                 base = paths
+            if cd:
+                self._cd_paths = paths
 
-    def read(self, word: Word, prog: str, base: list[str] | None) -> list[str] | None:
+    def read(
+        self, word: Word, prog: str, base: list[str] | None, is_dir: bool | None = None
+    ) -> list[str] | None:
         paths = self.resolve(word, base)
         if paths is None:
             self.doubts.append(f"the path {word.text!r} read by {prog} cannot be resolved")
@@ -347,12 +390,14 @@ class PathWalk:
                 self._deny_only(word.deny_value, False)
             return None
         for p in paths:
-            self.judge(p, False)
+            self.judge(p, False, is_dir)
         return paths
 
     def track_cd(self, f: CommandFacts) -> None:
         """Add the directory a ``cd``/``pushd`` moves to (the old ones stay possible)."""
-        core = _core(f)
+        if f.core is not None and f.core[0] not in ("cd", "pushd"):
+            return
+        core = self._core[1] if self._core is not None and self._core[0] is f else _core(f)
         if core is None or core[0][0] not in ("cd", "pushd") or self.cwds is None:
             return
         argv, words = core
@@ -361,7 +406,8 @@ class PathWalk:
         if "-" in argv[1:]:
             new = None  # `cd -`: the previous directory, unknown here
         elif args:
-            new = self.resolve(args[0][1], self.cwds)
+            new = self._cd_paths if self._core and self._core[0] is f else None
+            new = new or self.resolve(args[0][1], self.cwds)
         elif argv[0] == "cd":
             new = [self.home] if self.home_known else None
         else:
@@ -378,13 +424,10 @@ class PathWalk:
         """ASK (WORKING_DIR) naming the first path outside the working dirs, or None."""
         if not self.outside:
             return None
-        path, written = self.outside[0]
+        path, written, _ = self.outside[0]
         suggestions: list[RuleValue] = []
-        for p, w in self.outside:
-            folder = p if os.path.isdir(p) else os.path.dirname(p)
-            if folder == "/" and p != "/":
-                folder = p  # never suggest the whole file system for a missing path
-            sug = RuleValue("Edit" if w else "Read", f"/{folder}/**".replace("///", "//"))
+        for p, w, is_dir in self.outside[:5]:
+            sug = _suggestion(p, w, os.path.isdir(p) if is_dir is None else is_dir)
             if sug not in suggestions:
                 suggestions.append(sug)
         verb = "writing" if written else "reading"
