@@ -195,6 +195,8 @@ SPECS: dict[str, OperandSpec] = {
     ),
     "shuf": _spec("-n:v -e:stop -i:stop --head-count:v --echo:stop --input-range:stop"),
     "cd": _spec(first_only=True),
+    "source": _spec(first_only=True),  # the arguments after the file are its parameters
+    ".": _spec(first_only=True),
     "pushd": _spec(first_only=True, plus_operands=False),
 }
 

@@ -410,6 +410,8 @@ class PathWalk:
             new = new or self.resolve(args[0][1], self.cwds)
         elif argv[0] == "cd":
             new = [self.home] if self.home_known else None
+            if new:
+                self.judge(self.home, False, True)  # a bare `cd` enters the home directory
         else:
             return  # pushd alone or `pushd +1`: back to a directory already possible
         if new is None:
