@@ -12,36 +12,46 @@ no UI. One turn reads like this:
     finish               usage and cost for the turn
 
 Abort (Esc) stops the stream and the tools; every tool_use still gets a tool_result, so the
-conversation stays valid for the next turn.
+conversation stays valid for the next turn. The transcript side of each step is
+``agent_cli.recorder.TurnRecorder``; the callbacks the tools get are
+``agent_cli.turn_context.context_for_turn``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_cli.events import (
     AgentEvent,
     ErrorEvent,
     Notice,
-    PermissionAsked,
     PermissionDecided,
     RetryEvent,
     TextDelta,
     ToolFinished,
-    ToolProgress,
     ToolStarted,
     TurnFinished,
 )
 from agent_cli.messages import normalize_messages_for_api, system_reminder
 from agent_cli.model.turn import AssistantTurn, ModelError
 from agent_cli.model.usage import SessionUsage, Usage, cost_usd
-from permissions.types import Decision, RuleValue
+from agent_cli.recorder import TranscriptPort, TurnRecorder
+from agent_cli.turn_context import (
+    Emit,
+    PermissionHandlerFn,
+    RulesSink,
+    apply_modifiers,
+    context_for_turn,
+    result_summary,
+    usage_dict,
+)
+from permissions.types import Decision
 from tools.base import Tool
-from tools.context import AbortSignal, PermissionPrompt, PermissionResponse, ToolUseContext
+from tools.context import AbortSignal, ToolUseContext
 from tools.execution.budget import ConversationBudget
 from tools.execution.executor import StreamingToolExecutor
 from tools.execution.pipeline_types import CallOutcome, ToolCall, find_tool
@@ -68,16 +78,6 @@ class ModelPort(Protocol):
         abort: AbortSignal,
         model: str | None = None,
     ) -> AssistantTurn: ...
-
-
-class TranscriptPort(Protocol):
-    def user(self, message: dict[str, Any], **extra: Any) -> str: ...
-
-    def assistant(self, message: dict[str, Any], **extra: Any) -> str: ...
-
-    def system(self, subtype: str, content: str, **extra: Any) -> str: ...
-
-    def meta(self, record_type: str, **payload: Any) -> None: ...
 
 
 @dataclass
@@ -112,16 +112,15 @@ class AgentLoop:
         transcript: TranscriptPort | None = None,
         usage: SessionUsage | None = None,
         messages: list[dict[str, Any]] | None = None,
-        permission_handler: Callable[[PermissionPrompt], Awaitable[PermissionResponse]]
-        | None = None,
-        on_rules_to_persist: Callable[[tuple[RuleValue, ...]], list[str]] | None = None,
+        permission_handler: PermissionHandlerFn | None = None,
+        on_rules_to_persist: RulesSink | None = None,
     ) -> None:
         self.model = model
         self.model_name = model_name
         self.ctx = ctx
         self.system_prompt = system_prompt
         self.config = config or LoopConfig()
-        self.transcript = transcript
+        self.recorder = TurnRecorder(transcript)
         self.usage = usage or SessionUsage()
         self.messages: list[dict[str, Any]] = messages if messages is not None else []
         self.permission_handler = permission_handler
@@ -130,9 +129,6 @@ class AgentLoop:
         # older ones once the conversation's total passes its limit.
         self.budget = ConversationBudget(session_dir=ctx.options.session_dir)
         self._abort: AbortSignal | None = None
-        self._read_snapshot: list[dict[str, Any]] = []
-        self._unrecorded_results: list[CallOutcome] | None = None
-        self._tasks_snapshot: list[dict[str, Any]] = []
         self.permission_denials: list[dict[str, Any]] = []
 
     # -- public --------------------------------------------------------------------------------
@@ -140,6 +136,15 @@ class AgentLoop:
     @property
     def tools(self) -> Sequence[Tool[Any]]:
         return self.ctx.options.tools
+
+    @property
+    def transcript(self) -> TranscriptPort | None:
+        """Where the turn is recorded; the session swaps it on ``/clear`` and ``/resume``."""
+        return self.recorder.transcript
+
+    @transcript.setter
+    def transcript(self, transcript: TranscriptPort | None) -> None:
+        self.recorder.transcript = transcript
 
     def abort(self, reason: str = "interrupted") -> None:
         if self._abort is not None:
@@ -184,20 +189,10 @@ class AgentLoop:
             turn.stop_reason = "error"
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            cost = cost_usd(self.model_name, turn.usage)
-            emit(
-                TurnFinished(
-                    stop_reason=turn.stop_reason,
-                    num_turns=turn.num_turns,
-                    usage=_usage_dict(turn.usage),
-                    cost_usd=cost,
-                    is_error=turn.is_error,
-                    result_text=turn.last_text,
-                )
-            )
+            self._finish(turn, emit)
             emit(_DONE)
 
-    async def _submit_prompt(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+    async def _submit_prompt(self, turn: _TurnState, emit: Emit) -> bool:
         hooks = self.ctx.hooks
         extra: list[str] = []
         if hooks is not None and hooks.has_hooks("UserPromptSubmit"):
@@ -216,57 +211,41 @@ class AgentLoop:
             extra = list(outcome.additional_context)
         message = {"role": "user", "content": turn.prompt}
         self.messages.append(message)
-        self._record_user(message)
+        self.recorder.user(message)
         for text in extra:
             reminder = system_reminder(text)
             self.messages.append(reminder)
-            self._record_user(reminder, isMeta=True)
+            self.recorder.user(reminder, isMeta=True)
         return True
 
-    async def _one_model_call(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+    async def _one_model_call(self, turn: _TurnState, emit: Emit) -> bool:
         """One request and its tools. Returns True when the model should be called again."""
         if self.config.max_turns is not None and turn.num_turns >= self.config.max_turns:
             turn.stop_reason = "max_turns"
             emit(Notice(f"Reached the maximum number of turns ({self.config.max_turns})."))
             return False
         turn.num_turns += 1
-        ctx = self._context_for_turn(emit)
+        ctx = context_for_turn(self, emit)
         executor = StreamingToolExecutor(ctx, max_parallel=self.config.max_parallel_tools)
-        self._unrecorded_results = []  # results that finish before their assistant is recorded
+        self.recorder.hold_results()  # results that finish before their assistant is recorded
         collector = asyncio.create_task(self._collect_results(executor, emit))
         assistant = await self._request_model(executor, emit)
         turn.usage = turn.usage + assistant.usage
         self.usage.add(self.model_name, assistant.usage)
         self._record_assistant(assistant)
-        early, self._unrecorded_results = self._unrecorded_results or [], None
-        for outcome in early:
-            self._record_result(outcome)
+        self.recorder.release_results()
         if assistant.aborted or self._abort_requested():
             executor.abort()
         outcomes = await executor.finish()
         await collector
-        self.ctx = _apply_modifiers(self.ctx, outcomes)
+        self.ctx = apply_modifiers(self.ctx, outcomes)
         if assistant.text:
             turn.last_text = assistant.text
         if outcomes:
-            self._record_tool_results(outcomes, emit)
-        if assistant.aborted or self._abort_requested():
-            turn.stop_reason = "aborted"
-            emit(Notice("Interrupted by user."))
-            return False
-        if any(o.stop_turn for o in outcomes):
-            reason = next((o.stop_reason for o in outcomes if o.stop_reason), None)
-            turn.stop_reason = "stopped_by_hook"
-            emit(Notice(f"Stopped by a hook: {reason or 'no reason given'}", "warning"))
-            return False
-        if outcomes:
-            return True
-        turn.stop_reason = assistant.stop_reason or "end_turn"
-        return await self._stop_hooks(turn, emit)
+            self._add_tool_results(outcomes)
+        return await self._after_batch(turn, assistant, outcomes, emit)
 
-    async def _request_model(
-        self, executor: StreamingToolExecutor, emit: Callable[[Any], None]
-    ) -> AssistantTurn:
+    async def _request_model(self, executor: StreamingToolExecutor, emit: Emit) -> AssistantTurn:
         assert self._abort is not None
         self.budget.enforce(self.messages)
         request_messages = normalize_messages_for_api(self.messages)
@@ -299,9 +278,14 @@ class AgentLoop:
             model=self.model_name,
         )
 
-    async def _collect_results(
-        self, executor: StreamingToolExecutor, emit: Callable[[Any], None]
-    ) -> None:
+    def _record_assistant(self, turn: AssistantTurn) -> None:
+        if not turn.content:
+            return
+        message = turn.to_message()
+        self.messages.append(message)
+        self.recorder.assistant(message, turn, self.model_name)
+
+    async def _collect_results(self, executor: StreamingToolExecutor, emit: Emit) -> None:
         async for outcome in executor.results():
             verdict = outcome.verdict
             if verdict is not None and verdict.decision is Decision.DENY:
@@ -329,14 +313,46 @@ class AgentLoop:
                     outcome.tool_name,
                     outcome.tool_result.get("content"),
                     outcome.is_error,
-                    summary=_summary(outcome),
+                    summary=result_summary(outcome),
                     output=outcome.output,
                     duration_ms=int(outcome.duration_ms),
                 )
             )
-            self._record_result(outcome)
+            self.recorder.result(outcome)
 
-    async def _stop_hooks(self, turn: _TurnState, emit: Callable[[Any], None]) -> bool:
+    def _add_tool_results(self, outcomes: Sequence[CallOutcome]) -> None:
+        # The transcript already has each result (``recorder.result``); here the conversation.
+        message = {"role": "user", "content": [o.tool_result for o in outcomes]}
+        self.messages.append(message)
+        for o in outcomes:
+            for extra in o.new_messages:
+                self.messages.append(extra)
+                self.recorder.user(extra, isMeta=True)
+        self.recorder.batch_state(self.ctx)
+
+    async def _after_batch(
+        self,
+        turn: _TurnState,
+        assistant: AssistantTurn,
+        outcomes: Sequence[CallOutcome],
+        emit: Emit,
+    ) -> bool:
+        """Aborted, stopped by a hook, more tools to answer, or done (then the Stop hooks)."""
+        if assistant.aborted or self._abort_requested():
+            turn.stop_reason = "aborted"
+            emit(Notice("Interrupted by user."))
+            return False
+        if any(o.stop_turn for o in outcomes):
+            reason = next((o.stop_reason for o in outcomes if o.stop_reason), None)
+            turn.stop_reason = "stopped_by_hook"
+            emit(Notice(f"Stopped by a hook: {reason or 'no reason given'}", "warning"))
+            return False
+        if outcomes:
+            return True
+        turn.stop_reason = assistant.stop_reason or "end_turn"
+        return await self._stop_hooks(turn, emit)
+
+    async def _stop_hooks(self, turn: _TurnState, emit: Emit) -> bool:
         hooks = self.ctx.hooks
         if hooks is None or not hooks.has_hooks("Stop"):
             return False
@@ -358,177 +374,22 @@ class AgentLoop:
             emit(Notice(f"Stop hook: continuing ({reason})"))
             msg = system_reminder(f"Stop hook feedback:\n{reason}", ephemeral=False)
             self.messages.append(msg)
-            self._record_user(msg, isMeta=True)
+            self.recorder.user(msg, isMeta=True)
             return True
         return False
 
-    # -- context and callbacks -------------------------------------------------------------------
+    def _finish(self, turn: _TurnState, emit: Emit) -> None:
+        cost = cost_usd(self.model_name, turn.usage)
+        emit(
+            TurnFinished(
+                stop_reason=turn.stop_reason,
+                num_turns=turn.num_turns,
+                usage=usage_dict(turn.usage),
+                cost_usd=cost,
+                is_error=turn.is_error,
+                result_text=turn.last_text,
+            )
+        )
 
     def _abort_requested(self) -> bool:
         return self._abort is not None and self._abort.aborted
-
-    def _context_for_turn(self, emit: Callable[[Any], None]) -> ToolUseContext:
-        handler = self.permission_handler
-
-        async def request_permission(prompt: PermissionPrompt) -> PermissionResponse:
-            emit(PermissionAsked(prompt.tool_use_id, prompt.tool_name, prompt.verdict.reason))
-            if handler is None:
-                response = await self.ctx.callbacks.request_permission(prompt)
-            else:
-                response = await handler(prompt)
-            emit(
-                PermissionDecided(
-                    prompt.tool_use_id,
-                    prompt.tool_name,
-                    "allow" if response.allowed else "deny",
-                    response.feedback or prompt.verdict.reason,
-                    "user",
-                )
-            )
-            if response.rules and self.on_rules_to_persist is not None:
-                for note in self.on_rules_to_persist(response.rules):
-                    emit(Notice(note))
-            return response
-
-        def on_progress(tool_use_id: str, progress: Any) -> None:
-            text = ""
-            tool_name = None
-            render = None
-            if isinstance(progress, dict):
-                tool_name = progress.get("tool")
-            if tool_name:
-                tool = find_tool(self.tools, tool_name)
-                render = tool.render_progress if tool is not None else None
-            try:
-                text = render(progress) if render is not None else _progress_text(progress)
-            except Exception:
-                text = ""
-            emit(ToolProgress(tool_use_id, progress, text))
-
-        callbacks = replace(
-            self.ctx.callbacks,
-            request_permission=request_permission,
-            on_progress=on_progress,
-            notify=lambda text: emit(Notice(text)),
-        )
-        return replace(self.ctx, callbacks=callbacks)
-
-    # -- recording -------------------------------------------------------------------------------
-
-    def _record_user(self, message: dict[str, Any], **extra: Any) -> None:
-        if self.transcript is not None:
-            clean = {k: v for k, v in message.items() if not k.startswith("_")}
-            self.transcript.user(clean, **extra)
-
-    def _record_assistant(self, turn: AssistantTurn) -> None:
-        if not turn.content:
-            return
-        message = turn.to_message()
-        self.messages.append(message)
-        if self.transcript is not None:
-            record = {
-                **message,
-                "id": turn.message_id,
-                "model": turn.model or self.model_name,
-                "stop_reason": turn.stop_reason,
-                "usage": _usage_dict(turn.usage),
-            }
-            self.transcript.assistant(record)
-
-    def _record_tool_results(
-        self, outcomes: Sequence[CallOutcome], emit: Callable[[Any], None]
-    ) -> None:
-        # The transcript already has each result (``_record_result``); here the conversation.
-        message = {"role": "user", "content": [o.tool_result for o in outcomes]}
-        self.messages.append(message)
-        for o in outcomes:
-            for extra in o.new_messages:
-                self.messages.append(extra)
-                self._record_user(extra, isMeta=True)
-        self._record_read_state()
-        self._record_background_tasks()
-
-    def _record_result(self, outcome: CallOutcome) -> None:
-        """Write one result as soon as it is known, so a kill later in the batch keeps it; never
-        before the assistant message that asked for it (resume rebuilds the batch)."""
-        if self._unrecorded_results is not None:
-            self._unrecorded_results.append(outcome)
-            return
-        if self.transcript is not None:
-            self.transcript.user(
-                {"role": "user", "content": [outcome.tool_result]},
-                toolUseResult={
-                    "tool_use_id": outcome.tool_use_id,
-                    "tool_name": outcome.tool_name,
-                    "output": outcome.output,
-                },
-            )
-
-    def _record_background_tasks(self) -> None:
-        """After each batch (not only at exit), so a killed run still names its tasks."""
-        manager = self.ctx.state.shared.get("background_tasks")
-        records = getattr(manager, "records", None)
-        if self.transcript is None or not callable(records):
-            return
-        snapshot = records()
-        if snapshot != self._tasks_snapshot:
-            self._tasks_snapshot = snapshot
-            self.transcript.meta("background-tasks", tasks=snapshot)
-
-    def _record_read_state(self) -> None:
-        if self.transcript is None:
-            return
-        snapshot = [
-            {
-                "path": str(r.path),
-                "content_hash": r.content_hash,
-                "mtime_ns": r.mtime_ns,
-                "partial": r.partial,
-            }
-            for r in self.ctx.state.read_files.records()
-        ]
-        if snapshot != self._read_snapshot:
-            self._read_snapshot = snapshot
-            self.transcript.meta("read-file-state", files=snapshot)
-
-
-def _apply_modifiers(ctx: ToolUseContext, outcomes: Sequence[CallOutcome]) -> ToolUseContext:
-    """What the tools changed, applied in call order to the live context.
-
-    Not the executor's final context: the user may have changed the mode or added a rule while
-    the batch ran (Shift+Tab, "don't ask again"), and that must survive the batch. Modifiers
-    are pure functions of a context, so replaying them here gives the tools' changes on top.
-    """
-    for outcome in outcomes:
-        if outcome.context_modifier is not None:
-            ctx = outcome.context_modifier(ctx)
-    return ctx
-
-
-def _usage_dict(u: Usage) -> dict[str, int]:
-    return {
-        "input_tokens": u.input,
-        "output_tokens": u.output,
-        "cache_creation_input_tokens": u.cache_creation,
-        "cache_read_input_tokens": u.cache_read,
-    }
-
-
-def _progress_text(progress: Any) -> str:
-    if isinstance(progress, str):
-        return progress
-    for attr in ("text", "last_lines", "message"):
-        value = getattr(progress, attr, None)
-        if isinstance(value, str):
-            return value
-        if isinstance(value, (list, tuple)):
-            return "\n".join(map(str, value))
-    return ""
-
-
-def _summary(outcome: CallOutcome) -> str:
-    content = outcome.tool_result.get("content")
-    if isinstance(content, str):
-        first = content.strip().splitlines()[:1]
-        return first[0][:200] if first else ""
-    return f"{len(content or [])} content blocks"
