@@ -185,7 +185,6 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         if not (f.read_only and not f.writes):
             all_read_only = False
         state.track_cd(f)
-        paths.track_cd(f)
     if paths.deny is not None:
         return finish(paths.deny)
     for i, fm in enumerate(forms):

@@ -330,14 +330,20 @@ def scan_operands(prog: str, args: Sequence[str]) -> list[Operand] | None:
     if prog == "find":
         return _find(args)
     if prog == "git":
+        if args and args[0] not in ("diff", "grep") and not args[0].startswith("-"):
+            return []  # the common case: no -C, no paths read outside the repository
         return _git(args)
     if prog == "dd":
         return [Operand(k, 3) for k, a in enumerate(args) if a.startswith("if=")]
     spec = SPECS.get(prog)
     if spec is None:
         return None
-    if not spec.pattern_first and spec.operands and not any(a[:1] in "-+" for a in args):
-        return [_op(k) for k in range(1 if spec.first_only and args else len(args))]
+    if not spec.pattern_first and spec.operands:
+        for a in args:
+            if a[:1] in "-+":
+                break
+        else:  # only operands: every one is a path
+            return [_op(k) for k in range(1 if spec.first_only and args else len(args))]
     scan = _Scan(spec, args)
     out = scan.run()
     if spec.pattern_first and scan.pattern_given:

@@ -151,13 +151,15 @@ def _core(f: CommandFacts) -> tuple[list[str], tuple[Word, ...]] | None:
             if not nxt:
                 break
             core = nxt
-    if core[0] == "xargs" or len(core) > len(words):
+    n, k = len(words), len(core)
+    if k > n or core[0] == "xargs":
         return None
-    return core, words[len(words) - len(core) :]
+    return core, (words if k == n else words[n - k :])
 
 
 class PathWalk:
-    """Judges the paths of each command of one script, in order, following ``cd``."""
+    """Judges the paths of each command of one script, in order (``visit``), following ``cd``
+    (the directory a ``cd`` enters applies from the next command on)."""
 
     def __init__(self, ctx: PermissionContext, command: str) -> None:
         self.ctx = ctx
@@ -167,7 +169,6 @@ class PathWalk:
         self.home = _norm(str(ctx.home))
         self.home_known = "HOME" not in command or not _HOME_NAMED.search(command)
         self.cwds: list[str] | None = [_norm(str(ctx.cwd))]
-        self._core: tuple[CommandFacts, tuple[list[str], tuple[Word, ...]] | None] | None = None
         self.deny: Verdict | None = None
         self.ask: Verdict | None = None
         self.doubts: list[str] = []
@@ -329,13 +330,15 @@ class PathWalk:
             if r.op == "<" and r.target is not None:
                 self.read(r.target, "<", self.cwds)
         core = _core(f)
-        self._core = (f, core)
         if core is not None:
             argv, words = core
             prog = argv[0] if "/" not in argv[0] else basename(argv[0])
-            ops = scan_operands(prog, argv[1:])
+            cd = prog in ("cd", "pushd")
+            ops = scan_operands(prog, argv[1:]) if len(argv) > 1 else None
             if ops:
-                self.read_operands(prog, ops, words, prog in ("cd", "pushd"))
+                self.read_operands(prog, ops, words, cd)
+            if cd and argv[0] == prog:
+                self._track_cd(argv, words)
         rules = self.rules
         if (rules.read_deny or rules.read_ask) and cmd.kind == "command":
             for form in deny_forms_of_command(cmd)[1:]:
@@ -393,21 +396,16 @@ class PathWalk:
             self.judge(p, False, is_dir)
         return paths
 
-    def track_cd(self, f: CommandFacts) -> None:
+    def _track_cd(self, argv: list[str], words: tuple[Word, ...]) -> None:
         """Add the directory a ``cd``/``pushd`` moves to (the old ones stay possible)."""
-        if f.core is not None and f.core[0] not in ("cd", "pushd"):
+        if self.cwds is None:
             return
-        core = self._core[1] if self._core is not None and self._core[0] is f else _core(f)
-        if core is None or core[0][0] not in ("cd", "pushd") or self.cwds is None:
-            return
-        argv, words = core
         args = [(a, w) for a, w in zip(argv[1:], words[1:], strict=True) if a[:1] not in "-+"]
         new: list[str] | None
         if "-" in argv[1:]:
             new = None  # `cd -`: the previous directory, unknown here
         elif args:
-            new = self._cd_paths if self._core and self._core[0] is f else None
-            new = new or self.resolve(args[0][1], self.cwds)
+            new = self._cd_paths or self.resolve(args[0][1], self.cwds)
         elif argv[0] == "cd":
             new = [self.home] if self.home_known else None
             if new:
