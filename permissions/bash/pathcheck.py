@@ -16,145 +16,39 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 import stat
-from dataclasses import dataclass
-from functools import lru_cache
 
 from permissions.bash.analysis import CommandFacts, deny_forms_of_command
 from permissions.bash.effects import write_words
 from permissions.bash.operands import Operand, looks_like_path, scan_operands
+from permissions.bash.pathrules import (
+    HOME_NAMED,
+    HOME_WORD,
+    SAFE_READS,
+    core_argv,
+    dir_suggestion,
+    norm,
+    path_rules,
+    real_root,
+    root_prefixes,
+    unquote_rest,
+)
 from permissions.bash.words import Word, brace_expand
-from permissions.bash.wrappers import basename, strip_allow_wrapper
+from permissions.bash.wrappers import basename
 from permissions.paths import is_under, path_rule_matches_resolved, working_roots
 from permissions.types import (
     Decision,
     PermissionContext,
     PermissionRule,
     ReasonKind,
-    RuleBehavior,
     RuleValue,
     Verdict,
 )
 
 __all__ = ["PathWalk"]
 
-# Devices that are not files of anyone's: reading them reveals nothing.
-_SAFE_READS = frozenset(
-    {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
-    | {"/dev/random", "/dev/urandom"}
-)
 _MAX_CWDS = 8
 _MAX_GLOB = 1000
-_HOME_WORD = re.compile(r'^(")?\$(?:HOME\b|\{HOME\})(.*)$', re.DOTALL)
-_HOME_NAMED = re.compile(r"(?<![\w${])HOME\b")  # HOME=, export HOME, read HOME, for HOME in
-_UNQUOTED_SPECIAL = frozenset("$`\\*?[{")
-
-
-@dataclass(frozen=True, slots=True)
-class _PathRules:
-    read_deny: tuple[PermissionRule, ...]
-    read_ask: tuple[PermissionRule, ...]
-    read_allow: tuple[PermissionRule, ...]
-    write_deny: tuple[PermissionRule, ...]  # Edit and Read deny rules
-    write_ask: tuple[PermissionRule, ...]
-    write_allow: tuple[PermissionRule, ...]
-
-
-_RULES: dict[int, tuple[tuple[PermissionRule, ...], _PathRules]] = {}
-
-
-def _path_rules(ctx: PermissionContext) -> _PathRules:
-    """The Read/Edit content rules of ``ctx``, sorted once per rules tuple."""
-    rules = ctx.rules
-    hit = _RULES.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-
-    def pick(tools: tuple[str, ...], behavior: RuleBehavior) -> tuple[PermissionRule, ...]:
-        return tuple(
-            r
-            for r in rules
-            if r.behavior is behavior and r.value.tool_name in tools and r.value.content
-        )
-
-    out = _PathRules(
-        pick(("Read",), RuleBehavior.DENY),
-        pick(("Read",), RuleBehavior.ASK),
-        pick(("Read",), RuleBehavior.ALLOW),
-        pick(("Edit", "Read"), RuleBehavior.DENY),
-        pick(("Edit",), RuleBehavior.ASK),
-        pick(("Edit",), RuleBehavior.ALLOW),
-    )
-    if type(rules) is tuple:
-        if len(_RULES) > 512:
-            _RULES.clear()
-        _RULES[id(rules)] = (rules, out)
-    return out
-
-
-@lru_cache(maxsize=64)
-def _real_root(root: str) -> str:
-    return os.path.realpath(root)
-
-
-@lru_cache(maxsize=64)
-def _prefixes(roots: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(d.rstrip("/") + "/" for d in roots)
-
-
-@lru_cache(maxsize=1024)
-def _suggestion(path: str, written: bool, is_dir: bool) -> RuleValue:
-    """``Read(//dir/**)`` (``Edit`` for a write) for the directory of ``path``."""
-    folder = path if is_dir else os.path.dirname(path)
-    if folder == "/" and path != "/":
-        folder = path  # never suggest the whole file system for a missing path
-    return RuleValue("Edit" if written else "Read", f"/{folder}/**".replace("///", "//"))
-
-
-@lru_cache(maxsize=4096)
-def _norm(path: str) -> str:
-    """Lexically normalised absolute path (cached: the same paths come back call after call)."""
-    path = os.path.normpath(path)
-    return "/" + path.lstrip("/") if path.startswith("//") else path
-
-
-def _unquote_rest(rest: str) -> str | None:
-    """Quote removal for what follows ``$HOME`` in a word; None if anything else expands."""
-    out: list[str] = []
-    quote = ""
-    for ch in rest:
-        if ch in "\"'" and (not quote or quote == ch):
-            quote = "" if quote else ch
-        elif ch in _UNQUOTED_SPECIAL and (not quote or ch in "$`\\"):
-            return None
-        else:
-            out.append(ch)
-    return None if quote else "".join(out)
-
-
-def _core(f: CommandFacts) -> tuple[list[str], tuple[Word, ...]] | None:
-    """The argv that runs after transparent wrappers (whatever the assignments in front)."""
-    words = f.cmd.words
-    if f.cmd.kind != "command" or not words:
-        return None
-    core = f.core
-    if core is None:
-        core = [w.shown for w in words]
-        while True:
-            nxt = strip_allow_wrapper(core)
-            if nxt is None and core[0] == "env":
-                rest = core[1:]
-                while rest and "=" in rest[0] and not rest[0].startswith(("=", "-")):
-                    rest = rest[1:]
-                nxt = rest if rest and not rest[0].startswith("-") else None
-            if not nxt:
-                break
-            core = nxt
-    n, k = len(words), len(core)
-    if k > n or core[0] == "xargs":
-        return None
-    return core, (words if k == n else words[n - k :])
 
 
 class PathWalk:
@@ -163,12 +57,12 @@ class PathWalk:
 
     def __init__(self, ctx: PermissionContext, command: str) -> None:
         self.ctx = ctx
-        self.rules = _path_rules(ctx)
+        self.rules = path_rules(ctx)
         self.roots = working_roots(ctx)
-        self._prefixes = _prefixes(self.roots)
-        self.home = _norm(str(ctx.home))
-        self.home_known = "HOME" not in command or not _HOME_NAMED.search(command)
-        self.cwds: list[str] | None = [_norm(str(ctx.cwd))]
+        self._prefixes = root_prefixes(self.roots)
+        self.home = norm(str(ctx.home))
+        self.home_known = "HOME" not in command or not HOME_NAMED.search(command)
+        self.cwds: list[str] | None = [norm(str(ctx.cwd))]
         self.deny: Verdict | None = None
         self.ask: Verdict | None = None
         self.doubts: list[str] = []
@@ -183,10 +77,10 @@ class PathWalk:
         if text.startswith(("<(", ">(")):
             return []  # process substitution: its commands are judged on their own
         if value is None:
-            m = _HOME_WORD.match(text)
+            m = HOME_WORD.match(text)
             if m is None or not self.home_known:
                 return None
-            rest = _unquote_rest(('"' if m.group(1) else "") + m.group(2))
+            rest = unquote_rest(('"' if m.group(1) else "") + m.group(2))
             return None if rest is None else [self.home + rest]
         if value.startswith("~"):
             if not text.startswith("~"):
@@ -203,11 +97,11 @@ class PathWalk:
         out: list[str] = []
         for t in texts:
             if t.startswith("/"):
-                out.append(_norm(t))
+                out.append(norm(t))
             elif base is None:
                 return None
             else:
-                out.extend(_norm(os.path.join(c, t)) for c in base)
+                out.extend(norm(os.path.join(c, t)) for c in base)
         return out
 
     def resolve(self, word: Word, base: list[str] | None) -> list[str] | None:
@@ -217,9 +111,9 @@ class PathWalk:
         if word[2] is value and value and value[0] not in "~<>" and not (word[3] or word[4]):
             # a plain literal word (the common case)
             if value[0] == "/":
-                return [_norm(value)]
+                return [norm(value)]
             if base is not None and len(base) == 1:
-                return [_norm(f"{base[0]}/{value}")]
+                return [norm(f"{base[0]}/{value}")]
         texts = self._texts(word)
         if texts is None:
             return None
@@ -231,7 +125,7 @@ class PathWalk:
             matches = glob.glob(p)
             if len(matches) > _MAX_GLOB:
                 return None
-            found.extend(_norm(m) for m in matches)
+            found.extend(norm(m) for m in matches)
         return found
 
     # ---------------------------------------------------------------- judging
@@ -249,8 +143,8 @@ class PathWalk:
                         break  # missing: nothing further down can be a link
                     if stat.S_ISLNK(mode):
                         return os.path.realpath(lex)
-                real_root = _real_root(root)
-                return lex if real_root == root else real_root + lex[len(root.rstrip("/")) :]
+                real = real_root(root)
+                return lex if real == root else real + lex[len(root.rstrip("/")) :]
         return os.path.realpath(lex)
 
     def _under_root(self, path: str) -> bool:
@@ -262,7 +156,7 @@ class PathWalk:
     def judge(self, lex: str, written: bool, is_dir: bool | None = None) -> PermissionRule | None:
         """Record what ``lex`` calls for; the allow rule covering it, if any. ``is_dir``: known
         to be a directory (a cd target) or not (a file written); None: look."""
-        if not written and lex in _SAFE_READS:
+        if not written and lex in SAFE_READS:
             return None
         rules = self.rules
         deny = rules.write_deny if written else rules.read_deny
@@ -329,7 +223,7 @@ class PathWalk:
         for r in cmd.redirects:
             if r.op == "<" and r.target is not None:
                 self.read(r.target, "<", self.cwds)
-        core = _core(f)
+        core = core_argv(f)
         if core is not None:
             argv, words = core
             prog = argv[0] if "/" not in argv[0] else basename(argv[0])
@@ -427,7 +321,7 @@ class PathWalk:
         path, written, _ = self.outside[0]
         suggestions: list[RuleValue] = []
         for p, w, is_dir in self.outside[:5]:
-            sug = _suggestion(p, w, os.path.isdir(p) if is_dir is None else is_dir)
+            sug = dir_suggestion(p, w, os.path.isdir(p) if is_dir is None else is_dir)
             if sug not in suggestions:
                 suggestions.append(sug)
         verb = "writing" if written else "reading"

@@ -204,6 +204,8 @@ CASES = [
     Case("echo hi > notes/x.txt", A, RU, allow=("Edit(notes/**)",)),
     Case("echo hi | tee notes/x.txt", A, RU, allow=("Edit(notes/**)",)),
     Case("echo hi > notes/x.txt", Q, MO),
+    Case("echo x > /tmp/out", A, RU, allow=("Edit(//tmp/**)",)),
+    Case("echo x > innocent.txt", Q, allow=("Edit(**)",)),  # the link's target is not covered
     Case("echo hi > notes/x.txt && rm -f y", Q, MO, allow=("Edit(notes/**)",)),
     Case("python x.py > notes/x.txt", Q, MO, allow=("Edit(notes/**)",)),
     Case("cp README.md /tmp/x", Q, WD),
