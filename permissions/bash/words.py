@@ -31,6 +31,7 @@ _HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
 _HEX8 = re.compile(r"[0-9a-fA-F]{1,8}")
 _BRACE_RE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _BACKQUOTE_ESCAPE = re.compile(r"\\([\\`$])")
+_ESCAPED = re.compile(r"\\.", re.DOTALL)
 
 
 class Word(NamedTuple):
@@ -278,8 +279,14 @@ def _eval_into(
         if end > pos:
             acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
     elif t == "concatenation":
+        plain: list[str] = []
         for child in node.children:
             _eval_into(child, acc, variables, src, sub)
+            # tree-sitter splits `{a,b}` into the words `{`, `a,b`, `}`: look across them
+            text = child.text.decode("utf-8", "replace") if child.type == "word" else "\0"
+            plain.append(_ESCAPED.sub("\0", text) if "\\" in text else text)
+        if "{" in plain and _BRACE_RE.search("".join(plain)):
+            acc.brace = True
     elif t == "$":
         acc.add("$")
     else:

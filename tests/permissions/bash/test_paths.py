@@ -134,6 +134,8 @@ CASES = [
     Case("stat /etc/shadow", Q, WD),
     Case("timeout 5 cat /etc/passwd", Q, WD),
     Case("cat /etc/pass*", Q, WD),
+    Case("cat {/etc/passwd,README.md}", Q, WD),
+    Case("cat src/{a,b}.py", A, RO),
     Case("cat etclink/passwd", Q, WD),
     Case("cat innocent.txt", Q, WD, reason_has="innocent.txt"),
     Case("cat *.txt", Q, WD),
@@ -271,3 +273,10 @@ def test_engine_plan_mode_outside_read_is_a_read(tree: Tree) -> None:
 def test_symlink_dir_to_outside_is_outside_even_for_new_files(tree: Tree) -> None:
     # a link inside the project to /etc: writing below it leaves the working dirs
     assert _decide("echo x > etclink/new", tree.ctx(mode=M.ACCEPT_EDITS))[0] is Q
+
+
+def test_brace_expansion_split_by_the_parser_is_seen() -> None:
+    from permissions.bash import parse_simple_commands
+
+    words = parse_simple_commands('cat {/etc/passwd,x} "{a,b}" {a\\,b}').commands[0].words
+    assert [w.brace for w in words] == [False, True, False, False]
