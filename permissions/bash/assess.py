@@ -164,6 +164,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         network |= f.network
         targets = state.write_targets(f)
         state.check_git_after_cd(f)
+        seen = len(paths.outside)
         edit_rule = paths.visit(f)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
@@ -182,6 +183,8 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
             needing.append(f)
             if not state.edits_ok(f, targets):
                 state.accept_ok = False
+        if len(paths.outside) > seen:
+            judgements[i] += f" ({paths.outside[seen][0]} is outside the working directories)"
         if not (f.read_only and not f.writes):
             all_read_only = False
         state.track_cd(f)
@@ -236,6 +239,19 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
                     f"allowed by rule {used_rules[0].value}",
                     ReasonKind.RULE,
                     used_rules[0],
+                ),
+                read_only,
+                True,
+            )
+        if paths.read_rules:
+            r = paths.read_rules[0]
+            return finish(
+                Verdict(
+                    Decision.ALLOW,
+                    f"read-only command; {r.value} covers what it reads "
+                    "outside the working directories",
+                    ReasonKind.RULE,
+                    r,
                 ),
                 read_only,
                 True,

@@ -66,6 +66,7 @@ class PathWalk:
         self.deny: Verdict | None = None
         self.ask: Verdict | None = None
         self.doubts: list[str] = []
+        self.read_rules: list[PermissionRule] = []  # Read allow rules that let a read outside
         self.outside: list[tuple[str, bool, bool | None]] = []  # (path, written, a dir?)
         self._cd_paths: list[str] | None = None
 
@@ -184,15 +185,19 @@ class PathWalk:
                     r,
                 )
                 return None
-        for r in allow:
-            if path_rule_matches_resolved(r, lex, real, ctx):
-                return r
-        if allow and os.path.isdir(real):
+        inside = self._inside(lex, real)
+        hit = next((r for r in allow if path_rule_matches_resolved(r, lex, real, ctx)), None)
+        if hit is None and allow and os.path.isdir(real):
             # `Read(//etc/**)` covers what is inside /etc, so listing or entering it too
-            for r in allow:
-                if path_rule_matches_resolved(r, lex + "/", real + "/", ctx):
-                    return r
-        if not self._inside(lex, real):
+            dir_lex, dir_real = lex.rstrip("/") + "/", real.rstrip("/") + "/"
+            hit = next(
+                (r for r in allow if path_rule_matches_resolved(r, dir_lex, dir_real, ctx)), None
+            )
+        if hit is not None:
+            if not inside and not written:
+                self.read_rules.append(hit)
+            return hit
+        if not inside:
             self.outside.append((lex, written, is_dir))
         return None
 

@@ -181,9 +181,9 @@ CASES = [
     Case("cat ../extra/notes.txt", A, RO, extra=True),
     Case("cat ../extra/notes.txt", Q, WD),
     # Read rules
-    Case("cat /etc/hosts", A, allow=("Read(//etc/**)",)),
-    Case("ls /etc", A, allow=("Read(//etc/**)",)),
-    Case("cd /etc && cat hosts", A, allow=("Read(//etc/**)",)),
+    Case("cat /etc/hosts", A, RU, allow=("Read(//etc/**)",)),
+    Case("ls /etc", A, RU, allow=("Read(//etc/**)",)),
+    Case("cd /etc && cat hosts", A, RU, allow=("Read(//etc/**)",)),
     Case("cat /etc/hosts /tmp/x", Q, WD, allow=("Read(//etc/**)",)),
     Case("cat .env", D, RU, deny=("Read(./.env)",)),
     Case("grep X .env", D, RU, deny=("Read(./.env)",)),
