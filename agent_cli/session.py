@@ -258,8 +258,15 @@ class AgentSession(SessionAdmin):
         if self._mcp_pending:
             self._mcp.start_soon()  # MCP servers connect while the user types
 
+    # The start-up reaper's thread (None when there is none): close() lets it finish, so a short
+    # print-mode run that ends the process at once still ends the orphans it found.
+    reaper: Any = None
+
     async def close(self) -> None:
         from tools.builtin.background import BackgroundTaskManager
+
+        if self.reaper is not None:
+            await asyncio.to_thread(self.reaper.join, 5.0)
 
         manager = self.ctx.state.shared.get("background_tasks")
         if isinstance(manager, BackgroundTaskManager):

@@ -43,7 +43,8 @@ def build_session(
     from tools.execution.hooks import HookRunner
     from tools.registry import assemble_tool_pool, get_all_base_tools
 
-    start_reaper()  # ends a killed Nerve's leftover process groups, in a background thread
+    # ends a killed Nerve's leftover process groups, in a background thread
+    reaper = start_reaper()
     cwd = (cwd or Path.cwd()).resolve()
     try:
         settings = load_settings(cwd, cli_settings=options.settings)
@@ -177,6 +178,7 @@ def build_session(
     _wire_subagents(session, env, client)
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
+    session.reaper = reaper
     return session
 
 
