@@ -40,7 +40,11 @@ def run_interactive(options: RunOptions) -> int:
 
         return AgentSession.create(options, interactive=True)
 
-    return run_tui(session_factory=build_session, bypass_available=bypass_requested(options))
+    return run_tui(
+        session_factory=build_session,
+        bypass_available=bypass_requested(options),
+        open_resume_picker=options.resume == "" and not options.continue_session,
+    )
 
 
 def bypass_requested(options: RunOptions) -> bool:

@@ -60,6 +60,7 @@ class AgentSession(SessionAdmin):
         self._mcp: Any = mcp  # tools.mcp.McpManager, connected before the first turn
         self._mcp_pending = mcp is not None
         self._start_source: str | None = "resume" if messages else "startup"
+        self._restored: list[dict[str, Any]] = list(messages or [])
         self.loop = AgentLoop(
             model=model_client,
             model_name=model_name,
@@ -249,6 +250,9 @@ class AgentSession(SessionAdmin):
         self.loop.messages[:] = repair_for_resume(reader, self.transcript)
         self._start_source = "resume"
         return list(self.loop.messages)
+
+    def restored_messages(self) -> list[dict[str, Any]]:
+        return list(self._restored)
 
     def prewarm(self) -> None:
         """Import the model SDK in the background (call after the UI's first frame)."""

@@ -16,6 +16,7 @@ def run_tui(
     *,
     session_factory: Callable[[], SessionPort] | None = None,
     bypass_available: bool = False,
+    open_resume_picker: bool = False,
 ) -> int:
     """Run the interactive app until the user exits; returns the exit code.
 
@@ -24,6 +25,11 @@ def run_tui(
     """
     from agent_cli.tui.app import NerveApp
 
-    app = NerveApp(session, session_factory=session_factory, bypass_available=bypass_available)
+    app = NerveApp(
+        session,
+        session_factory=session_factory,
+        bypass_available=bypass_available,
+        open_resume_picker=open_resume_picker,
+    )
     app.run()
     return app.return_code or 0

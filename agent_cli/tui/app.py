@@ -68,8 +68,10 @@ class NerveApp(SessionHost):
         typing_pause_s: float = 1.0,
         guard_s: float = 0.5,
         status_interval_s: float = 2.0,
+        open_resume_picker: bool = False,
     ) -> None:
         super().__init__(session, session_factory)
+        self.open_resume_picker = open_resume_picker  # `nerve -r` without an id
         self.pending: list[str] = []  # submitted before the session was ready
         self.bypass_available = bypass_available
         self.cwd = cwd if cwd is not None else Path.cwd()
@@ -121,6 +123,15 @@ class NerveApp(SessionHost):
     async def session_started(self, session: SessionPort) -> None:
         session.set_permission_handler(self.ask_permission)
         self.refresh_status()
+        restored = getattr(session, "restored_messages", None)
+        messages = restored() if callable(restored) else []
+        if messages:  # `nerve -c` / `nerve -r ID`: show where the conversation was
+            await self.conversation.load(entries_from_messages(messages))
+            self.say(f"Resumed session {session.session_id}.")
+        elif self.open_resume_picker:
+            from agent_cli.tui.commands import run_command
+
+            await run_command(self, "resume", "")
         pending, self.pending = self.pending, []
         for text in pending:
             await self._dispatch(text)

@@ -52,3 +52,17 @@ async def test_plan_mode_is_not_restored(env: Path) -> None:  # noqa: F811
     await second.resume(old_id)
     assert second.mode == "default"
     await second.close()
+
+
+async def test_continue_exposes_the_restored_conversation_for_the_ui(env: Path) -> None:  # noqa: F811
+    with ScriptedServer(Scenario.of(Turn([text("hello back")]))) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        first = AgentSession.create(RunOptions(), cwd=env)
+        await _collect(first, "hello")
+        await first.close()
+    fresh = AgentSession.create(RunOptions(), cwd=env)
+    assert fresh.restored_messages() == []
+    await fresh.close()
+    again = AgentSession.create(RunOptions(continue_session=True), cwd=env, interactive=True)
+    assert [m["role"] for m in again.restored_messages()] == ["user", "assistant"]
+    await again.close()

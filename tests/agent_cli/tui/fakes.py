@@ -86,6 +86,7 @@ class FakeSession:
     bypass_available: bool = False
     stored: list[dict[str, Any]] = field(default_factory=list)
     stored_messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    restored: list[dict[str, Any]] = field(default_factory=list)  # `nerve -c` / `-r ID`
     tool_views: list[ToolView] = field(default_factory=list)
     usage: dict[str, Any] = field(
         default_factory=lambda: {
@@ -211,6 +212,9 @@ class FakeSession:
 
     def list_sessions(self) -> list[dict[str, Any]]:
         return list(self.stored)
+
+    def restored_messages(self) -> list[dict[str, Any]]:
+        return list(self.restored)
 
     async def resume(self, session_id: str) -> list[dict[str, Any]]:
         if session_id not in self.stored_messages:

@@ -254,3 +254,33 @@ def test_entries_tolerate_bad_shapes() -> None:
         [{"role": "user"}, {"role": "assistant", "content": [1, {"type": "thinking"}]}, {}]  # type: ignore[list-item]
     )
     assert entries == []
+
+
+async def test_a_resumed_session_shows_its_conversation_at_start(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.restored = [
+        {"role": "user", "content": "Fix the flaky test"},
+        {"role": "assistant", "content": [{"type": "text", "text": "It was a race."}]},
+    ]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.query(UserMessage))
+        assert app.query_one(UserMessage).prompt_text == "Fix the flaky test"
+        assert app.query_one(MarkdownText).source == "It was a race."
+
+
+async def test_resume_without_an_id_opens_the_picker_at_start(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.stored = [
+        {"session_id": "s-1", "title": "Earlier work", "mtime": time.time(), "size": 9}
+    ]
+    session.stored_messages = {"s-1": [{"role": "user", "content": "Earlier work"}]}
+    app = make_app(session, open_resume_picker=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: session.session_id == "s-1")
+        await wait_for(pilot, lambda: app.query(UserMessage))
+        assert app.query_one(UserMessage).prompt_text == "Earlier work"
