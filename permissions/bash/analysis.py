@@ -99,17 +99,29 @@ def _env_assignments_strip(argv: list[str]) -> list[str] | None:
 def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
     """Rule-independent facts about one simple command of ``script``."""
     words = cmd.words
-    argv = [w.shown for w in words]
-    known = all(w.known for w in words)
+    # `Word.shown`/`Word.known` inlined: this runs for every word of every command
+    argv: list[str] = []
+    known = True
+    for w in words:
+        value = w[1]
+        if value is None:
+            argv.append(w[0])
+            known = False
+        else:
+            argv.append(value)
+            if w[3] or w[4]:
+                known = False
     f = CommandFacts(cmd, argv, known, None)
-    _redirect_facts(f)
-    if cmd.kind == "test":
+    if cmd.redirects:
+        _redirect_facts(f)
+    kind = cmd.kind
+    if kind == "test":
         f.read_only = test_operands_safe([w.value for w in words])
         f.core = argv
         return f
-    if cmd.kind != "command":
+    if kind != "command":
         f.no_suggest = True
-        if cmd.kind == "declaration" and words and words[0].shown in ("export", "declare", "local"):
+        if kind == "declaration" and words and words[0].shown in ("export", "declare", "local"):
             f.allow_forms = [" ".join(argv)]
         return f
     name = words[0] if words else None
@@ -126,34 +138,41 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         f.problems.append(f"{prog!r} is a shell function defined in the command")
         f.no_suggest = True
         return f
-    safe_assigns = all(safe_env_var(n) for n, _ in cmd.assignments)
-    if safe_assigns:
-        forms = [argv]
-        cur: list[str] | None = argv
-        while cur:
-            nxt = strip_allow_wrapper(cur)
-            if nxt is None and cur[0] == "env" and len(cur) > 1:
-                nxt = _env_assignments_strip(cur)
+    if not cmd.assignments or all(safe_env_var(n) for n, _ in cmd.assignments):
+        core = argv
+        allow_forms = [" ".join(argv)]
+        via_xargs = prog == "xargs"
+        while True:
+            nxt = strip_allow_wrapper(core)
+            if nxt is None and core[0] == "env" and len(core) > 1:
+                nxt = _env_assignments_strip(core)
             if not nxt:
                 break
-            forms.append(nxt)
-            cur = nxt
-        f.allow_forms = [" ".join(a) for a in forms]
-        f.via_xargs = any(a[0] == "xargs" for a in forms)
-        f.core = None if forms[-1][0] == "xargs" else forms[-1]
-    if f.core is not None:
-        f.read_only = is_read_only_argv(f.core, known)
-        if f.core[0] == "env" and len(f.core) > 1:
-            f.read_only = False
-        if f.read_only and f.core[0] in TEST_PROGRAMS:
-            ops = words[len(words) - len(f.core) :]
-            f.read_only = test_operands_safe([w.value for w in ops])
-    if f.read_only and (f.writes or f.via_xargs):
-        f.read_only = False
-    if (f.core and basename(f.core[0]) in _NO_SUGGEST) or f.via_xargs:
+            allow_forms.append(" ".join(nxt))
+            via_xargs = via_xargs or nxt[0] == "xargs"
+            core = nxt
+        f.allow_forms = allow_forms
+        f.via_xargs = via_xargs
+        f.core = None if core[0] == "xargs" else core
+    core_ = f.core
+    if core_ is not None:
+        head = core_[0]
+        ro = is_read_only_argv(core_, known)
+        if head == "env" and len(core_) > 1:
+            ro = False
+        if ro and head in TEST_PROGRAMS:
+            ro = test_operands_safe([w.value for w in words[len(words) - len(core_) :]])
+        if ro and (f.writes or f.via_xargs):
+            ro = False
+        f.read_only = ro
+        if f.via_xargs or ("/" not in head and head in _NO_SUGGEST):
+            f.no_suggest = True
+        elif "/" in head and basename(head) in _NO_SUGGEST:
+            f.no_suggest = True
+        elif not ro and any(deny_unwrap(core_)):
+            f.no_suggest = True  # it runs another command: a prefix rule would cover too much
+    elif f.via_xargs:
         f.no_suggest = True
-    if f.core and not f.read_only and not f.no_suggest and any(deny_unwrap(f.core)):
-        f.no_suggest = True  # it runs another command: a prefix rule would cover too much
     if prog in _BUILTINS_STATEFUL:
         f.read_only = False
         f.no_suggest = True
@@ -188,9 +207,14 @@ _NO_SUGGEST = SHELLS | {
 
 
 def _argv_variants(cmd: SimpleCommand) -> list[list[str]]:
-    base = [w.deny_value if w.deny_value is not None else w.shown for w in cmd.words]
+    base: list[str] = []
+    brace = False
+    for w in cmd.words:  # deny_value, else `Word.shown`, inlined (a hot loop)
+        d = w[2]
+        base.append(d if d is not None else w[1] if w[1] is not None else w[0])
+        brace = brace or w[4]
     out = [base]
-    if any(w.brace for w in cmd.words):
+    if brace:
         expanded: list[str] = []
         for w, b in zip(cmd.words, base, strict=True):
             expanded.extend(brace_expand(b) if w.brace else [b])

@@ -238,11 +238,21 @@ def _find_exec(args: Sequence[str]) -> list[list[str]]:
     return out
 
 
+# Every name ``deny_unwrap`` looks inside (any other program runs no command it names).
+_RUNS_OTHERS = (
+    SHELLS
+    | frozenset({"eval", "trap", "su", "runuser", "script", "find", "git", "ssh", "parallel"})
+    | frozenset(_WRAPPER_OPTS)
+)
+
+
 def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
     """Commands run by ``argv`` one level down: (inner argvs, inner scripts to parse)."""
     if not argv:
         return [], []
     name = basename(argv[0])
+    if name not in _RUNS_OTHERS:
+        return [], []  # the common case: a program that runs no other command
     args = list(argv[1:])
     if name in SHELLS:
         if name == "busybox" and args and not args[0].startswith("-"):
