@@ -1,4 +1,5 @@
-"""The path field of a file tool: validation, backfill and permission paths in one place.
+"""What the file tools share: the path field (validation, backfill, permission paths) and the
+presentation of a change (message for the model, diff for the UI).
 
 Read, Edit, Write and NotebookEdit take a required absolute path (``file_path`` or
 ``notebook_path``); Glob and Grep an optional ``path`` that defaults to the cwd. Each tool
@@ -9,15 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from tools.base import default_to_content
 from tools.builtin._fs import is_absolute_input, resolve_path
 from tools.context import ToolUseContext
-from tools.result import ValidationError
+from tools.result import ContentBlock, ValidationError
 
-__all__ = ["PathField"]
+__all__ = ["ChangeOutput", "PathField", "change_content", "change_summary"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -57,3 +59,27 @@ class PathField:
         """What the permission engine judges: the path, or the cwd when it is omitted."""
         raw = self._raw(inp)
         return (resolve_path(raw, ctx.cwd) if raw else ctx.cwd,)
+
+
+class ChangeOutput(Protocol):
+    """The output of a file-changing tool: a message for the model and a diff for the UI."""
+
+    message: str
+    diff: str
+
+
+def change_content(data: Any) -> str | list[ContentBlock]:
+    """``to_content`` of Edit, Write and NotebookEdit: the model gets the message only."""
+    message = getattr(data, "message", None)
+    if isinstance(message, str) and isinstance(getattr(data, "diff", None), str):
+        return message
+    return default_to_content(data)
+
+
+def change_summary(data: Any) -> str:
+    """``render_result`` of the same tools: the diff when there is one, else the message."""
+    diff = getattr(data, "diff", None)
+    message = getattr(data, "message", None)
+    if isinstance(diff, str) and isinstance(message, str):
+        return diff or message
+    return str(data)

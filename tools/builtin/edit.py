@@ -16,12 +16,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool, default_to_content
+from tools.base import ProgressFn, build_tool
 from tools.builtin._edit_match import apply_curly_quotes, find_matches
 from tools.builtin._fs import (
     atomic_write,
@@ -33,10 +32,10 @@ from tools.builtin._fs import (
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField
+from tools.builtin._path_field import PathField, change_content, change_summary
 from tools.builtin._text import decode_bytes, encode_text, format_line, unified_diff
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "EditInput", "EditOutput", "edit_tool", "snippet_around"]
 
@@ -236,18 +235,6 @@ def _validate(inp: EditInput, _ctx: ToolUseContext) -> ValidationError | None:
     return None
 
 
-def _to_content(data: Any) -> str | list[ContentBlock]:
-    if isinstance(data, EditOutput):
-        return data.message
-    return default_to_content(data)
-
-
-def _render_result(data: Any) -> str:
-    if isinstance(data, EditOutput):
-        return data.diff or data.message
-    return str(data)
-
-
 edit_tool = build_tool(
     name="Edit",
     input_model=EditInput,
@@ -260,9 +247,9 @@ edit_tool = build_tool(
     permission_kind=ToolKind.EDIT,
     permission_paths=_FILE.paths,
     backfill_input=_FILE.backfill,
-    to_content=_to_content,
+    to_content=change_content,
     render_call=lambda inp: inp.file_path,
-    render_result=_render_result,
+    render_result=change_summary,
     prepare_prompt=_prepare_prompt,
 )
 

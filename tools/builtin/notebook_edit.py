@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool, default_to_content
+from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
@@ -26,10 +26,10 @@ from tools.builtin._fs import (
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField
+from tools.builtin._path_field import PathField, change_content, change_summary
 from tools.builtin._text import unified_diff
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "NotebookEditInput", "NotebookEditOutput", "notebook_edit_tool"]
 
@@ -221,12 +221,6 @@ def _validate(inp: NotebookEditInput, _ctx: ToolUseContext) -> ValidationError |
     return None
 
 
-def _to_content(data: Any) -> str | list[ContentBlock]:
-    if isinstance(data, NotebookEditOutput):
-        return data.message
-    return default_to_content(data)
-
-
 notebook_edit_tool = build_tool(
     name="NotebookEdit",
     input_model=NotebookEditInput,
@@ -237,9 +231,9 @@ notebook_edit_tool = build_tool(
     permission_kind=ToolKind.EDIT,
     permission_paths=_NOTEBOOK.paths,
     backfill_input=_NOTEBOOK.backfill,
-    to_content=_to_content,
+    to_content=change_content,
     render_call=lambda inp: inp.notebook_path,
-    render_result=lambda data: data.diff if isinstance(data, NotebookEditOutput) else str(data),
+    render_result=change_summary,
     prepare_prompt=_prepare_prompt,
 )
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool, default_to_content
+from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
@@ -25,10 +24,10 @@ from tools.builtin._fs import (
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField
+from tools.builtin._path_field import PathField, change_content, change_summary
 from tools.builtin._text import decode_bytes, encode_text, unified_diff
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "WriteInput", "WriteOutput", "write_tool"]
 
@@ -136,18 +135,6 @@ def _validate(inp: WriteInput, _ctx: ToolUseContext) -> ValidationError | None:
     return _FILE.check(inp)
 
 
-def _to_content(data: Any) -> str | list[ContentBlock]:
-    if isinstance(data, WriteOutput):
-        return data.message
-    return default_to_content(data)
-
-
-def _render_result(data: Any) -> str:
-    if isinstance(data, WriteOutput):
-        return data.diff or data.message
-    return str(data)
-
-
 write_tool = build_tool(
     name="Write",
     input_model=WriteInput,
@@ -158,9 +145,9 @@ write_tool = build_tool(
     permission_kind=ToolKind.EDIT,
     permission_paths=_FILE.paths,
     backfill_input=_FILE.backfill,
-    to_content=_to_content,
+    to_content=change_content,
     render_call=lambda inp: inp.file_path,
-    render_result=_render_result,
+    render_result=change_summary,
     prepare_prompt=_prepare_prompt,
 )
 
