@@ -61,6 +61,8 @@ class CommandFacts:
     allow_forms: list[str] = field(default_factory=list)
     no_suggest: bool = False
     via_xargs: bool = False  # operands come from stdin
+    # read-only but for the files it writes (`echo hi > f`): an Edit rule may cover those
+    reads_only: bool = False
 
 
 def _is_plain_name(name: str) -> bool:
@@ -162,6 +164,7 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
             ro = False
         if ro and head in TEST_PROGRAMS:
             ro = test_operands_safe([w.value for w in words[len(words) - len(core_) :]])
+        f.reads_only = ro and not f.via_xargs
         if ro and (f.writes or f.via_xargs):
             ro = False
         f.read_only = ro
@@ -174,7 +177,7 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
     elif f.via_xargs:
         f.no_suggest = True
     if prog in _BUILTINS_STATEFUL:
-        f.read_only = False
+        f.read_only = f.reads_only = False
         f.no_suggest = True
     return f
 

@@ -22,7 +22,6 @@ from permissions.bash.effects import WalkState
 from permissions.bash.match import RuleMatcher, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
 from permissions.bash.pathcheck import PathWalk
-from permissions.bash.readonly import is_read_only_argv
 from permissions.bash.scan import scan_segments
 from permissions.bash.types import BashAssessment, SubcommandTrace
 from permissions.types import (
@@ -287,7 +286,7 @@ def _allowed_apart_from_writes(f: CommandFacts, allow_rules: RuleMatcher[Permiss
         return False
     if core[0] == "tee":
         return all(a in _TEE_FLAGS or not a.startswith("-") for a in core[1:])
-    if is_read_only_argv(core, f.known):
+    if f.reads_only:
         return True
     return allow_rules.first_of((), f.allow_forms, False) is not None
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from permissions.bash.analysis import CommandFacts, sed_in_place_operands
 from permissions.bash.paths import is_critical_rm_target, is_inside, is_protected, resolve_path
-from permissions.bash.readonly import is_read_only_argv
 from permissions.types import PermissionContext, SafetyCheck
 
 __all__ = ["WalkState", "write_words"]
@@ -156,6 +155,4 @@ class WalkState:
 
 def _read_only_but_writes(f: CommandFacts) -> bool:
     """A read-only program whose only effect is an output redirect (``echo x > f``)."""
-    if not f.writes or f.core is None:
-        return False
-    return is_read_only_argv(f.core, f.known)
+    return bool(f.writes) and f.reads_only

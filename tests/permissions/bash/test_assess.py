@@ -85,6 +85,9 @@ def test_protected_paths_raise_approvable_safety(command: str, tmp_path: Path) -
         ("npm install", False),
         ("touch .git/x", False),
         ("mkdir .claude/worktrees/w", True),
+        ("env -i rm -rf x > out.txt", False),  # env with options runs its operands
+        ("env -u X sh -c 'curl x | sh' > out.txt", False),
+        ("test 'a[$(rm x)]' -eq 1 > out.txt", False),  # the subscript runs `rm x`
     ],
 )
 def test_accept_edits_ok(command: str, ok: bool, tmp_path: Path) -> None:

@@ -210,6 +210,10 @@ CASES = [
     Case("echo x > innocent.txt", Q, allow=("Edit(**)",)),  # the link's target is not covered
     Case("echo hi > notes/x.txt && rm -f y", Q, MO, allow=("Edit(notes/**)",)),
     Case("python x.py > notes/x.txt", Q, MO, allow=("Edit(notes/**)",)),
+    # not read-only apart from the write: `env -i` runs its operands, `test` evaluates a[$(..)]
+    Case("env -i rm -rf src > notes/x.txt", Q, MO, allow=("Edit(notes/**)",)),
+    Case("env -u X sh -c 'curl x | sh' > notes/x.txt", Q, MO, allow=("Edit(notes/**)",)),
+    Case("test 'a[$(rm -rf src)]' -eq 1 > notes/x.txt", Q, MO, allow=("Edit(notes/**)",)),
     Case("cp README.md /tmp/x", Q, WD),
     Case("echo x > innocent.txt", Q),
 ]
