@@ -39,6 +39,7 @@ BASE_TOOL_MODULES: tuple[str, ...] = (
     "tools.builtin.tool_search",
     "tools.builtin.agent",
     "tools.builtin.plan_mode",
+    "tools.builtin.todo",
 )
 
 # Tools behind a feature flag: imported only when ``flags[flag]`` is true.
