@@ -18,7 +18,7 @@ from permissions.bash.analysis import (
     deny_forms_of_argvs,
     deny_forms_of_command,
 )
-from permissions.bash.effects import WalkState
+from permissions.bash.effects import WalkState, write_words
 from permissions.bash.match import RuleMatcher, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
 from permissions.bash.pathcheck import PathWalk
@@ -161,10 +161,11 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     for i, f in enumerate(facts):
         problems.extend(f.problems)
         network |= f.network
-        targets = state.write_targets(f)
+        written, modelled = write_words(f)
+        targets = state.write_targets(f, written, modelled)
         state.check_git_after_cd(f)
         seen = len(paths.outside)
-        edit_rule = paths.visit(f)
+        edit_rule = paths.visit(f, written)
         if f.read_only and not f.writes:
             judgements[i] = "read-only"
         elif (

@@ -80,9 +80,11 @@ class WalkState:
         self.safety: list[SafetyCheck] = []
         self.accept_ok = True
 
-    def write_targets(self, f: CommandFacts) -> list[str | None]:
-        """Judge the paths ``f`` writes; returns them resolved (None: unknown)."""
-        targets, modelled = write_words(f)
+    def write_targets(
+        self, f: CommandFacts, targets: list[str | None], modelled: bool
+    ) -> list[str | None]:
+        """Judge the paths ``f`` writes (``targets``, ``modelled``: :func:`write_words`);
+        returns them resolved (None: unknown)."""
         core = f.core
         if not modelled and core and core[0] != "sed":
             self.accept_ok = False

@@ -19,7 +19,6 @@ import os
 import stat
 
 from permissions.bash.analysis import CommandFacts, deny_forms_of_command
-from permissions.bash.effects import write_words
 from permissions.bash.operands import Operand, looks_like_path, scan_operands
 from permissions.bash.pathrules import (
     HOME_NAMED,
@@ -163,7 +162,7 @@ class PathWalk:
         deny = rules.write_deny if written else rules.read_deny
         ask = rules.write_ask if written else rules.read_ask
         allow = rules.write_allow if written else rules.read_allow
-        lexically_inside = self._under_root(lex)
+        lexically_inside = lex.startswith(self._prefixes) or lex in self.roots
         if not (deny or ask or allow or lexically_inside):
             self.outside.append((lex, written, is_dir))
             return None
@@ -220,22 +219,25 @@ class PathWalk:
 
     # ---------------------------------------------------------------- commands
 
-    def visit(self, f: CommandFacts) -> PermissionRule | None:
-        """Judge the paths ``f`` reads and writes; the Edit allow rule covering every path it
-        writes (None if it writes nothing, or something no rule covers)."""
+    def visit(self, f: CommandFacts, targets: list[str | None]) -> PermissionRule | None:
+        """Judge the paths ``f`` reads and writes (``targets``: :func:`write_words`); the Edit
+        allow rule covering every path it writes (None if it writes nothing, or something no
+        rule covers)."""
         cmd = f.cmd
         self._cd_paths = None
-        for r in cmd.redirects:
-            if r.op == "<" and r.target is not None:
-                self.read(r.target, "<", self.cwds)
+        if cmd.redirects:
+            for r in cmd.redirects:
+                if r.op == "<" and r.target is not None:
+                    self.read(r.target, "<", self.cwds)
         core = core_argv(f)
         if core is not None:
             argv, words = core
             prog = argv[0] if "/" not in argv[0] else basename(argv[0])
-            cd = prog in ("cd", "pushd")
-            ops = scan_operands(prog, argv[1:]) if len(argv) > 1 else None
-            if ops:
-                self.read_operands(prog, ops, words, cd)
+            cd = prog == "cd" or prog == "pushd"
+            if len(argv) > 1:
+                ops = scan_operands(prog, argv[1:])
+                if ops:
+                    self.read_operands(prog, ops, words, cd)
             if cd and argv[0] == prog:
                 self._track_cd(argv, words)
         rules = self.rules
@@ -244,7 +246,6 @@ class PathWalk:
                 for op in scan_operands(basename(form[0]), form[1:]) or ():
                     if not op.chdir and op.pos + 1 < len(form):
                         self._deny_only(form[op.pos + 1][op.offset :], False)
-        targets, _ = write_words(f)
         if not targets:
             return None
         covering: PermissionRule | None = None
@@ -299,12 +300,16 @@ class PathWalk:
         """Add the directory a ``cd``/``pushd`` moves to (the old ones stay possible)."""
         if self.cwds is None:
             return
-        args = [(a, w) for a, w in zip(argv[1:], words[1:], strict=True) if a[:1] not in "-+"]
+        first = 0  # the index of the first operand
+        for k in range(1, len(argv)):
+            if argv[k][:1] not in "-+":
+                first = k
+                break
         new: list[str] | None
-        if "-" in argv[1:]:
+        if "-" in argv:
             new = None  # `cd -`: the previous directory, unknown here
-        elif args:
-            new = self._cd_paths or self.resolve(args[0][1], self.cwds)
+        elif first:
+            new = self._cd_paths or self.resolve(words[first], self.cwds)
         elif argv[0] == "cd":
             new = [self.home] if self.home_known else None
             if new:
