@@ -72,6 +72,10 @@ class AgentSession(SessionAdmin):
             permission_handler=self._ask,
             on_rules_to_persist=self._persist_always_rules,
         )
+        if messages:  # `nerve -c` / `-r ID`: the todo list as the conversation left it
+            from tools.builtin.todo import restore_todos
+
+            restore_todos(self.ctx.state.shared, messages)
 
     # -- construction ------------------------------------------------------------------------
 
@@ -178,6 +182,7 @@ class AgentSession(SessionAdmin):
         """A new conversation in a new transcript; the old one stays resumable."""
         self.loop.messages.clear()
         self.loop.ctx.state.read_files = type(self.ctx.state.read_files)()
+        self.ctx.state.shared.pop("todos", None)  # a new conversation starts without a list
         if self.transcript is not None:
             self.transcript.close()
             new_id = str(uuid.uuid4())
@@ -199,6 +204,7 @@ class AgentSession(SessionAdmin):
     async def resume(self, session_id: str) -> list[dict[str, Any]]:
         """Switch to a stored session (``/resume``): the same restoration as ``nerve -r ID``."""
         from permissions.rules import RuleSyntaxError, make_rule
+        from tools.builtin.todo import restore_todos
         from tools.context import ReadFileState
 
         path = find_session(self.cwd, session_id)
@@ -248,6 +254,7 @@ class AgentSession(SessionAdmin):
         self.restored_tasks = list(reader.background_tasks)
         self.warnings += reader.warnings
         self.loop.messages[:] = repair_for_resume(reader, self.transcript)
+        restore_todos(self.ctx.state.shared, self.loop.messages)
         self._start_source = "resume"
         return list(self.loop.messages)
 
@@ -294,6 +301,12 @@ class AgentSession(SessionAdmin):
     def mcp_servers(self) -> list[Any]:
         """``/mcp``: each configured server's status (``tools.mcp.McpServerView``)."""
         return [] if self._mcp is None else self._mcp.servers()
+
+    def todos(self) -> list[dict[str, Any]]:
+        """``/todos``: the main agent's todo list (TodoWrite's items, camelCase dicts)."""
+        from tools.builtin.todo import current_todos
+
+        return current_todos(self.ctx)
 
     # -- internals ---------------------------------------------------------------------------
 

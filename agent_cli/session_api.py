@@ -82,6 +82,15 @@ class SessionPort(Protocol):
 
     def background_tasks(self) -> list[BackgroundTaskView]: ...
 
+    # Optional: the TUI looks these two up with ``getattr`` and says "not available" without them.
+    def mcp_servers(self) -> list[Any]:
+        """``/mcp``: each configured MCP server's status (``tools.mcp.McpServerView``)."""
+        ...
+
+    def todos(self) -> list[dict[str, Any]]:
+        """``/todos``: the current todo list (``{"content", "status", "activeForm"}`` dicts)."""
+        ...
+
     def usage_summary(self) -> dict[str, Any]:
         """``{"input_tokens", "output_tokens", "cost_usd", "context_tokens", "turns"}``."""
         ...
