@@ -13,6 +13,7 @@ from config.models import (
     normalize_mode,
 )
 from config.paths import find_project_root, local_settings_path
+from config.trust import Withheld
 from config.writer import SettingsWriteError, add_permission_rule, remove_permission_rule
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "SettingsWriteError",
+    "Withheld",
     "add_permission_rule",
     "find_project_root",
     "load_settings",

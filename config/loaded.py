@@ -10,6 +10,7 @@ from typing import Any, Final, Literal
 
 from config.layers import LayerFile
 from config.models import Settings
+from config.trust import Withheld
 
 __all__ = ["BEHAVIORS", "Behavior", "LoadedSettings", "RuleEntry"]
 
@@ -41,7 +42,9 @@ class LoadedSettings:
     ``hooks`` are the combined non-policy hooks and ``policy_hooks`` the managed ones, each a
     plain dict shaped like a settings file's ``hooks``; :meth:`active_hooks` applies
     ``disableAllHooks`` / ``allowManagedHooksOnly`` the way the reference says. ``layers`` are
-    the files found, highest precedence first.
+    the files found, highest precedence first (an untrusted project file's ``data`` is only
+    what it may contribute). ``withheld`` is what untrusted project files set but was not
+    applied, ``None`` if nothing was (trusted, or nothing to withhold).
     """
 
     merged: Settings
@@ -57,6 +60,7 @@ class LoadedSettings:
     managed_hooks_only: bool = False
     # policy's allowManagedPermissionRulesOnly: file rules of other layers were dropped
     managed_rules_only: bool = False
+    withheld: Withheld | None = None
     _session_rules: list[RuleEntry] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -130,6 +134,7 @@ class LoadedSettings:
             ],
             "hooks": self.active_hooks(),
             "warnings": list(self.warnings),
+            "withheld": self.withheld.items() if self.withheld is not None else [],
         }
 
 

@@ -15,12 +15,17 @@ Within a layer the ``.nerve`` file beats the ``.claude`` file for scalars: our o
 more specific statement of intent for this tool, while the ``.claude`` file is shared with
 another program. Lists (rules, directories) from both are combined, as across layers.
 ``<root>`` is the git repository containing cwd (walk up for ``.git``), else cwd.
+
+Workspace trust (``config.trust``): with ``project_trusted=False`` the project layer, and a local
+file that git does not show as the user's own, contribute only what restricts; the rest is
+recorded in ``LoadedSettings.withheld`` and named in one warning.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +37,7 @@ from config.loaded import BEHAVIORS, LoadedSettings, RuleEntry
 from config.merge import combine_hooks, deep_merge, subtract_hooks
 from config.models import Settings
 from config.paths import display_path, find_project_root, policy_files, resolve_config_dirs
+from config.trust import Withheld, local_file_is_users, split_untrusted
 
 __all__ = ["load_settings"]
 
@@ -109,6 +115,7 @@ def load_settings(
     project_root: Path | None = None,
     claude_policy_dir: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    project_trusted: bool = True,
 ) -> LoadedSettings:
     """Load and merge every layer. Broken user/project/local/cli files become ``warnings``;
     a broken policy file (or a bad ``cli_overrides`` value) raises :class:`SettingsError`.
@@ -117,6 +124,8 @@ def load_settings(
     {"defaultMode": "plan", "allow": [...], "additionalDirectories": [...]}}``; it beats
     ``--settings``. ``sources`` restricts user/project/local (policy and cli always load).
     ``environ`` defaults to ``os.environ`` (pass ``{}`` for hermetic tests).
+    ``project_trusted=False`` gates the project's files (see ``config.trust``); the default
+    keeps this function's older contract, and the application always passes the store's answer.
     """
     env = os.environ if environ is None else environ
     cwd = Path(os.path.abspath(cwd))
@@ -162,11 +171,49 @@ def load_settings(
             raise SettingsError(f"{layer.error}\nmanaged settings are broken; Nerve cannot start")
         tail = " except its deny and ask rules" if layer.restrictions else ""
         warnings.append(f"{layer.error}\n{layer.label}: this file is ignored{tail}")
-    return _assemble(list(reversed(found)), warnings, cwd, root, dirs.home)
+    withheld: Withheld | None = None
+    if not project_trusted:
+        found, withheld = _gate_untrusted(found, root)
+        if withheld is not None:
+            warnings.append(withheld.message())
+    return _assemble(list(reversed(found)), warnings, cwd, root, dirs.home, withheld)
+
+
+def _relative(layer: LayerFile, root: Path) -> str:
+    if layer.path is None:
+        return layer.label
+    try:
+        return str(layer.path.relative_to(root))
+    except ValueError:
+        return layer.label
+
+
+def _gate_untrusted(layers: list[LayerFile], root: Path) -> tuple[list[LayerFile], Withheld | None]:
+    """The layers with the untrusted project files cut to what restricts, and what was cut."""
+    withheld = Withheld(root=root)
+    out: list[LayerFile] = []
+    for layer in layers:
+        gated = layer.source == "projectSettings" or (
+            layer.source == "localSettings"
+            and not (layer.path is not None and local_file_is_users(layer.path, root))
+        )
+        if not gated or layer.data is None:  # a broken file already keeps only deny/ask
+            out.append(layer)
+            continue
+        kept, dropped = split_untrusted(layer.data)
+        if dropped:
+            withheld = withheld.merged_with(_relative(layer, root), dropped)
+        out.append(replace(layer, data=kept))
+    return out, (withheld if withheld.items() else None)
 
 
 def _assemble(
-    layers: list[LayerFile], warnings: list[str], cwd: Path, root: Path, home: Path
+    layers: list[LayerFile],
+    warnings: list[str],
+    cwd: Path,
+    root: Path,
+    home: Path,
+    withheld: Withheld | None = None,
 ) -> LoadedSettings:
     """Merge ``layers`` (highest precedence first) into a :class:`LoadedSettings`."""
     contributions: list[tuple[LayerFile, dict[str, Any]]] = []
@@ -239,4 +286,5 @@ def _assemble(
         disable_policy_hooks=policy_raw.get("disableAllHooks") is True,
         managed_hooks_only=policy_raw.get("allowManagedHooksOnly") is True,
         managed_rules_only=rules_only_policy,
+        withheld=withheld,
     )
