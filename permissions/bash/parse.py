@@ -40,6 +40,7 @@ __all__ = [
     "parse_simple_commands",
 ]
 
+_new_tuple = tuple.__new__  # a NamedTuple without its Python-level constructor (a hot path)
 _REDIRECT_TYPES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _LEAF_WORDS = frozenset({"word", "raw_string", "number", "ansi_c_string", "comment"})
 # Operand nodes of `[ ]`/`[[ ]]` taken whole as words (what is inside is one shell word).
@@ -211,7 +212,11 @@ class _Walker:
             self.commands.append(SimpleCommand("", "redirect", ()))
         i = len(self.commands) - 1 if index is None else index
         cmd = self.commands[i]
-        body = next((r.heredoc_body for r in redirects if r.heredoc_body is not None), None)
+        body = None
+        for r in redirects:
+            if r.heredoc_body is not None:
+                body = r.heredoc_body
+                break
         self.commands[i] = with_fields(
             cmd,
             redirects=cmd.redirects + tuple(redirects),
@@ -222,13 +227,22 @@ class _Walker:
         words: list[Word] = []
         assigns: list[tuple[str, Word]] = []
         redirect_nodes: list[Any] = []
+        source = self.source
         for child in node.children:
             ct = child.type
-            if ct == "variable_assignment":
+            if ct == "word" and source is not None:
+                # `plain_word` inlined: most words of most commands take this path
+                text = source[child.start_byte : child.end_byte]
+                if _SPECIAL_RE.search(text) is None:
+                    words.append(_new_tuple(Word, (text, text, text, False, False)))
+                else:
+                    words.append(self.word(child))
+            elif ct == "variable_assignment":
                 assigns.append(self.assignment(child))
             elif ct == "command_name":
-                if child.children:
-                    first = child.children[0]
+                kids = child.children
+                if kids:
+                    first = kids[0]
                     if first.type == "word":
                         words.append(self.plain_word(first))
                     else:
@@ -242,7 +256,12 @@ class _Walker:
                 words.append(self.word(child))
                 if ct not in _LEAF_WORDS:
                     self.walk(child)
-        self.emit(SimpleCommand(self.text(node), "command", tuple(words), tuple(assigns)))
+        text = self.text(node)
+        self.emit(
+            _new_tuple(
+                SimpleCommand, (text, "command", tuple(words), tuple(assigns), (), None, None)
+            )
+        )
         idx = len(self.commands) - 1
         for r in redirect_nodes:
             self.attach(self.redirect(r, idx), idx)
@@ -374,7 +393,7 @@ class _Walker:
             text = target.deny_value if target.deny_value is not None else target.shown
             out.insert(0, Redirect(op or "<<<", fd, target, text))
         else:
-            out.insert(0, Redirect(op, fd, target))
+            out.insert(0, _new_tuple(Redirect, (op, fd, target, None, False)))
         return out
 
 
