@@ -300,7 +300,10 @@ class NerveApp(SessionHost):
             if w is None:
                 w = self._tool_widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
                 await self.conversation.add(w)
-            w.finish(event.content, event.is_error, event.summary)
+            from agent_cli.tui.todos import result_view
+
+            content, expanded = result_view(event.name, event.content, event.is_error, event.output)
+            w.finish(content, event.is_error, event.summary, expanded=expanded)
         elif isinstance(event, PermissionDecided):
             w = self._tool_widgets.get(event.tool_use_id)
             if w is not None and event.decision == "deny":

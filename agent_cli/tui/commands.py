@@ -21,6 +21,9 @@ COMMANDS: dict[str, str] = {
     "model": "show or set the model",
     "cost": "tokens and cost of this session",
     "tools": "list the tool pool",
+    "tasks": "list background tasks",
+    "mcp": "list MCP servers and their status",
+    "todos": "show the current todo list",
     "exit": "quit Nerve",
     "quit": "quit Nerve",
 }
@@ -165,6 +168,41 @@ async def _tools(app: NerveApp, args: str) -> None:
     app.say("\n".join(lines))
 
 
+async def _tasks(app: NerveApp, args: str) -> None:
+    tasks = app.session.background_tasks()
+    if not tasks:
+        app.say("No background tasks.")
+        return
+    lines = [f"Background tasks ({len(tasks)}):"]
+    lines += [f"{t.task_id:<12} {t.status:<10} {' '.join(t.command.split())[:80]}" for t in tasks]
+    app.say("\n".join(lines))
+
+
+async def _mcp(app: NerveApp, args: str) -> None:
+    servers = getattr(app.session, "mcp_servers", None)
+    if not callable(servers):
+        app.say("MCP is not available in this session.")
+        return
+    from tools.mcp.manager import format_servers
+
+    app.say(format_servers(list(servers())))
+
+
+async def _todos(app: NerveApp, args: str) -> None:
+    todos = getattr(app.session, "todos", None)
+    if not callable(todos):
+        app.say("Todos are not available in this session.")
+        return
+    items = todos()
+    if not items:
+        app.say("No todos.")
+        return
+    from agent_cli.tui.todos import checklist
+
+    done = sum(1 for t in items if t.get("status") == "completed")
+    app.say(f"Todos ({done}/{len(items)} completed):\n{checklist(items)}")
+
+
 async def _exit(app: NerveApp, args: str) -> None:
     app.exit(0)
 
@@ -178,6 +216,9 @@ HANDLERS: dict[str, Handler] = {
     "model": _model,
     "cost": _cost,
     "tools": _tools,
+    "tasks": _tasks,
+    "mcp": _mcp,
+    "todos": _todos,
     "exit": _exit,
     "quit": _exit,
 }

@@ -105,13 +105,16 @@ class ToolCall(Vertical, can_focus=True):
         if self.result_text is None:
             self._body.update(Text("  ⎿ " + text, style="dim"))
 
-    def finish(self, content: object, is_error: bool, summary: str = "") -> None:
-        """Show the result, collapsed."""
+    def finish(
+        self, content: object, is_error: bool, summary: str = "", *, expanded: bool = False
+    ) -> None:
+        """Show the result, collapsed (or ``expanded``: a todo checklist is shown whole)."""
         text = content_text(content)
         if not text.strip():
             text = summary or "(no output)"
         self.result_text = text
         self.is_error = is_error
+        self.expanded = expanded
         self.remove_class("running")
         self.add_class("error" if is_error else "done")
         self._render_result()

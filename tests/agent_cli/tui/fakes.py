@@ -88,6 +88,9 @@ class FakeSession:
     stored_messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restored: list[dict[str, Any]] = field(default_factory=list)  # `nerve -c` / `-r ID`
     tool_views: list[ToolView] = field(default_factory=list)
+    task_views: list[BackgroundTaskView] = field(default_factory=list)
+    mcp_views: list[Any] = field(default_factory=list)  # tools.mcp.McpServerView
+    todo_list: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(
         default_factory=lambda: {
             "input_tokens": 1200,
@@ -202,7 +205,13 @@ class FakeSession:
         return list(self.tool_views)
 
     def background_tasks(self) -> list[BackgroundTaskView]:
-        return []
+        return list(self.task_views)
+
+    def mcp_servers(self) -> list[Any]:
+        return list(self.mcp_views)
+
+    def todos(self) -> list[dict[str, Any]]:
+        return [dict(t) for t in self.todo_list]
 
     def usage_summary(self) -> dict[str, Any]:
         return dict(self.usage)
