@@ -176,6 +176,7 @@ def build_session(
         mcp=mcp,
     )
     _wire_subagents(session, env, client)
+    _wire_classifier(session, settings, client)
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
@@ -224,6 +225,21 @@ def _wire_subagents(session: AgentSession, env: Any, model_client: ModelPort) ->
         # Frozen with the rest of the prompt: the types the model may name in subagent_type.
         listing = "\n".join(f"- {d.name}: {d.description}" for d in definitions)
         session.loop.system_prompt += f"\n\nSub-agent types for the Agent tool:\n{listing}"
+
+
+def _wire_classifier(session: AgentSession, settings: Any, model_client: ModelPort) -> None:
+    """The auto-mode safety classifier (the pipeline starts it only in auto mode): on this
+    session's model client, reading the user's request from the live conversation, its tokens
+    counted in the session's usage. Sub-agents share it through ``options.extra``."""
+    from agent_cli.classifier import CLASSIFIER_KEY, ClassifierConfig, ModelSafetyClassifier
+
+    session.ctx.options.extra[CLASSIFIER_KEY] = ModelSafetyClassifier(
+        model_client,
+        config=ClassifierConfig.from_settings(settings.merged.extras()),
+        main_model=lambda: session.model,
+        conversation=lambda: session.loop.messages,
+        on_usage=lambda model, usage: session.loop.usage.add(model, usage),
+    )
 
 
 def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tuple[str, ModelPort]:
