@@ -65,10 +65,6 @@ class CommandFacts:
     reads_only: bool = False
 
 
-def _is_plain_name(name: str) -> bool:
-    return name.isascii() and name.isprintable() and " " not in name and "\t" not in name
-
-
 def _redirect_facts(f: CommandFacts) -> None:
     for r in f.cmd.redirects:
         t = r.target
@@ -126,13 +122,12 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         if kind == "declaration" and words and words[0].shown in ("export", "declare", "local"):
             f.allow_forms = [" ".join(argv)]
         return f
-    name = words[0] if words else None
-    if name is None or not name.known:
+    if not words or words[0][1] is None or words[0][3] or words[0][4]:  # not `Word.known`
         f.problems.append("the command name is computed at run time")
         f.no_suggest = True
         return f
-    prog = name.value or ""
-    if not _is_plain_name(prog):
+    prog = words[0][1] or ""
+    if not (prog.isascii() and prog.isprintable() and " " not in prog and "\t" not in prog):
         f.problems.append(f"the command name {prog!r} has unusual characters")
         f.no_suggest = True
         return f

@@ -119,17 +119,25 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     facts = [analyse_command(c, script) for c in script.commands]
     checks = bool(deny_rules or ask_rules)
     forms = [deny_forms_of_command(f.cmd) if checks else [] for f in facts]
-    texts = [[" ".join(a) for a in fm] for fm in forms]
+    texts: list[list[str]] = []
+    every_form: list[list[str]] = []  # of all commands: one match rejects them all at once
+    every_text: list[str] = []
+    for fm in forms:
+        ts = [" ".join(a) for a in fm]
+        texts.append(ts)
+        every_form.extend(fm)
+        every_text.extend(ts)
     extra: list[list[str]] = []
     if checks and (problems or "\xa0" in command):
         extra = deny_forms_of_argvs(scan_segments(command))
 
     def finish(verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
-        subs = tuple(
-            SubcommandTrace(f.cmd.text, tuple(w.value or "" for w in f.cmd.words), j)
-            for f, j in zip(facts, judgements, strict=False)
-        )
-        trace = tuple(f"{s.text} -> {s.judgement}" for s in subs)
+        subs: list[SubcommandTrace] = []
+        trace: list[str] = []
+        for f, j in zip(facts, judgements, strict=False):
+            text = f.cmd.text
+            subs.append(SubcommandTrace(text, tuple([w[1] or "" for w in f.cmd.words]), j))
+            trace.append(f"{text} -> {j}")
         v = Verdict(
             verdict.decision,
             verdict.reason,
@@ -137,18 +145,16 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
             verdict.rule,
             verdict.safety,
             verdict.suggestions,
-            trace,
+            tuple(trace),
         )
-        return BashAssessment(v, ro, ae, subs)
+        return BashAssessment(v, ro, ae, tuple(subs))
 
     judgements: list[str] = ["" for _ in facts]
-    for i, fm in enumerate(forms):
-        rule = deny_rules.first_of(fm, texts[i])
-        if rule is not None:
-            judgements[i] = f"denied by {rule.value}"
-            return finish(
-                Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule)
-            )
+    hit = _first_match(deny_rules, forms, texts, every_form, every_text)
+    if hit is not None:
+        i, by = hit
+        judgements[i] = f"denied by {by.value}"
+        return finish(Verdict(Decision.DENY, f"denied by rule {by.value}", ReasonKind.RULE, by))
     rule = deny_rules.first(extra)
     if rule is not None:
         return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
@@ -190,18 +196,13 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         state.track_cd(f)
     if paths.deny is not None:
         return finish(paths.deny)
-    for i, fm in enumerate(forms):
-        rule = ask_rules.first_of(fm, texts[i])
-        if rule is not None:
-            judgements[i] = f"ask rule {rule.value}"
-            return finish(
-                Verdict(
-                    Decision.ASK,
-                    f"ask rule {rule.value} requires confirmation",
-                    ReasonKind.RULE,
-                    rule,
-                )
-            )
+    hit = _first_match(ask_rules, forms, texts, every_form, every_text)
+    if hit is not None:
+        i, by = hit
+        judgements[i] = f"ask rule {by.value}"
+        return finish(
+            Verdict(Decision.ASK, f"ask rule {by.value} requires confirmation", ReasonKind.RULE, by)
+        )
     rule = ask_rules.first(extra)
     if rule is not None:
         return finish(
@@ -277,6 +278,24 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         False,
         accept_ok,
     )
+
+
+def _first_match(
+    rules: RuleMatcher[PermissionRule],
+    forms: list[list[list[str]]],
+    texts: list[list[str]],
+    every_form: list[list[str]],
+    every_text: list[str],
+) -> tuple[int, PermissionRule] | None:
+    """The first command (in order) a rule matches, and the first rule matching it. One match
+    over the forms of every command first: it says whether any command matches at all."""
+    if not rules or rules.first_of(every_form, every_text) is None:
+        return None
+    for i, fm in enumerate(forms):
+        rule = rules.first_of(fm, texts[i])
+        if rule is not None:
+            return i, rule
+    return None
 
 
 def _allowed_apart_from_writes(f: CommandFacts, allow_rules: RuleMatcher[PermissionRule]) -> bool:

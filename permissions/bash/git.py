@@ -45,6 +45,10 @@ _GIT_UNSAFE_FLAGS = frozenset(
     {"--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--receive-pack"}
     | {"--open-files-in-pager", "--paginate", "--filters"}
 )
+# Every abbreviation parse-options would take for an unsafe option (four characters or more).
+_GIT_UNSAFE_ABBREVIATIONS = frozenset(
+    u[:k] for u in _GIT_UNSAFE_FLAGS for k in range(4, len(u) + 1)
+)
 # Complete git options that are also prefixes of an unsafe one (not abbreviations of it).
 _GIT_SAFE_PREFIXES = frozenset({"--text", "--filter"})
 _GIT_CONFIG_SUBCOMMANDS_WRITE = frozenset(
@@ -59,11 +63,7 @@ def _git_unsafe_flag(sub: str, arg: str) -> bool:
         name = arg.split("=", 1)[0]
         if name in _GIT_UNSAFE_FLAGS:
             return True
-        return (
-            len(name) > 3
-            and name not in _GIT_SAFE_PREFIXES
-            and any(u.startswith(name) for u in _GIT_UNSAFE_FLAGS)
-        )
+        return name in _GIT_UNSAFE_ABBREVIATIONS and name not in _GIT_SAFE_PREFIXES
     return sub == "grep" and arg.startswith("-") and "O" in arg
 
 
