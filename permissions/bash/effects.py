@@ -150,9 +150,10 @@ class WalkState:
             return False
         if core[0] == "sed" and sed_in_place_operands(list(core[1:])) is None:
             return False
-        return all(
-            t is not None and is_inside(t, self.dirs) and not is_protected(t) for t in targets
-        )
+        for t in targets:
+            if t is None or not is_inside(t, self.dirs) or is_protected(t):
+                return False
+        return True
 
 
 def _read_only_but_writes(f: CommandFacts) -> bool:

@@ -35,9 +35,10 @@ class Operand(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-def _op(pos: int) -> Operand:
-    """``Operand(pos)`` without the NamedTuple's Python-level constructor (a hot path)."""
-    return _new_tuple(Operand, (pos, 0, False, False, False))  # type: ignore[no-any-return]
+def _op(pos: int, maybe: bool = False) -> Operand:
+    """``Operand(pos, maybe=maybe)`` without the NamedTuple's Python-level constructor (a hot
+    path)."""
+    return _new_tuple(Operand, (pos, 0, maybe, False, False))  # type: ignore[no-any-return]
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -235,7 +236,7 @@ def _git(args: Sequence[str]) -> list[Operand]:
     while i < n:
         a = args[i]
         if sub == "diff" and not a.startswith("-"):
-            out.append(Operand(i, maybe=not no_index))
+            out.append(_op(i, not no_index))
         elif sub == "grep" and a in ("-f", "--file") and i + 1 < n:
             out.append(Operand(i + 1))
             i += 1

@@ -44,6 +44,8 @@ def resolve_path(text: str, cwd: str | None, home: str) -> str | None:
 
 
 def is_protected(path: str) -> bool:
+    if "/." not in path and path[:1] != ".":
+        return False  # every protected name starts with a dot
     parts = [p for p in path.split("/") if p]  # resolved paths: no `.`/`..` left
     for i, part in enumerate(parts):
         if part in PROTECTED_DIRS:

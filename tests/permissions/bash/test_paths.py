@@ -284,3 +284,14 @@ def test_brace_expansion_split_by_the_parser_is_seen() -> None:
 
     words = parse_simple_commands('cat {/etc/passwd,x} "{a,b}" {a\\,b}').commands[0].words
     assert [w.brace for w in words] == [False, True, False, False]
+
+
+def test_protected_paths_every_name_starts_with_a_dot() -> None:
+    # is_protected rejects a path with no "/." in it at once: that holds only while every
+    # protected name starts with a dot
+    from permissions.bash.paths import PROTECTED_DIRS, PROTECTED_FILES, is_protected
+
+    assert all(name.startswith(".") for name in PROTECTED_DIRS | PROTECTED_FILES)
+    assert is_protected("/w/.git/config") and is_protected("/home/u/.config/git/config")
+    assert is_protected(".bashrc") and is_protected("/w/sub/.envrc")
+    assert not is_protected("/w/src/a.py") and not is_protected("/w/.claude/worktrees/x/a")
