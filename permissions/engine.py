@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from permissions.domains import domain_rule_matches, is_domain_rule, url_host
 from permissions.modes import Pending, apply_mode
@@ -39,6 +40,9 @@ from permissions.types import (
     ToolKind,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    from permissions.bash.types import BashAssessment
 
 __all__ = ["decide", "is_anchored_tool_glob", "tool_name_matches"]
 
@@ -272,9 +276,15 @@ def _generic(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     return out
 
 
-def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
-    from permissions.bash import assess_bash  # tree-sitter loads only when bash is judged
+_assess_bash: Callable[[str, PermissionContext], BashAssessment] | None = None
 
+
+def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
+    global _assess_bash
+    if _assess_bash is None:  # imported on first use: tree-sitter loads only when bash is judged
+        from permissions.bash import assess_bash
+
+        _assess_bash = assess_bash
     command = request.command if request.command is not None else request.input.get("command")
     if not isinstance(command, str):
         return _Outcome(
@@ -282,7 +292,7 @@ def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
                 Decision.ASK, "Bash call without a command string", ReasonKind.ANALYSIS
             )
         )
-    a = assess_bash(command, ctx)
+    a = _assess_bash(command, ctx)
     out = _Outcome(read_only=a.read_only, accept_edits_ok=a.accept_edits_ok)
     v = a.verdict
     # the analysis' own trace (per subcommand) goes under the engine's header, once
