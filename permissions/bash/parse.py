@@ -22,23 +22,10 @@ from permissions.bash.script import (
     with_fields,
 )
 from permissions.bash.validators import test_operands_safe
-from permissions.bash.words import (
-    SPECIAL_CHARS_RE as _SPECIAL_RE,
-)
-from permissions.bash.words import (
-    Word,
-    backtick_bodies,
-    eval_word,
-    literal_word,
-)
+from permissions.bash.words import SPECIAL_CHARS_RE as _SPECIAL_RE
+from permissions.bash.words import Word, backtick_bodies, eval_word, literal_word
 
-__all__ = [
-    "ParsedScript",
-    "Redirect",
-    "SimpleCommand",
-    "get_parser",
-    "parse_simple_commands",
-]
+__all__ = ["ParsedScript", "Redirect", "SimpleCommand", "get_parser", "parse_simple_commands"]
 
 _new_tuple = tuple.__new__  # a NamedTuple without its Python-level constructor (a hot path)
 _REDIRECT_TYPES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -212,11 +199,7 @@ class _Walker:
             self.commands.append(SimpleCommand("", "redirect", ()))
         i = len(self.commands) - 1 if index is None else index
         cmd = self.commands[i]
-        body = None
-        for r in redirects:
-            if r.heredoc_body is not None:
-                body = r.heredoc_body
-                break
+        body = next((r.heredoc_body for r in redirects if r.heredoc_body is not None), None)
         self.commands[i] = with_fields(
             cmd,
             redirects=cmd.redirects + tuple(redirects),
@@ -256,12 +239,8 @@ class _Walker:
                 words.append(self.word(child))
                 if ct not in _LEAF_WORDS:
                     self.walk(child)
-        text = self.text(node)
-        self.emit(
-            _new_tuple(
-                SimpleCommand, (text, "command", tuple(words), tuple(assigns), (), None, None)
-            )
-        )
+        fields = (self.text(node), "command", tuple(words), tuple(assigns), (), None, None)
+        self.emit(_new_tuple(SimpleCommand, fields))
         idx = len(self.commands) - 1
         for r in redirect_nodes:
             self.attach(self.redirect(r, idx), idx)
