@@ -11,7 +11,8 @@ transcript. Only the model is scripted (``agent_cli.demo_scenario``).
 
 Isolation: the API key, base URL and model from the environment are overridden (nothing leaves
 the machine), user settings and the session data dir point into the temporary folder (demo
-sessions never show up in the user's history), managed policy still applies. Exit status 0 on
+sessions never show up in the user's history), the project copy is marked trusted there,
+managed policy still applies. Exit status 0 on
 success; 3 when the scripted server saw a request it did not expect.
 """
 
@@ -86,6 +87,7 @@ def demo_environment(base_url: str, ws: DemoWorkspace) -> Iterator[None]:
         os.environ["NERVE_DATA_DIR"] = str(ws.data)
         os.environ["NERVE_CONFIG_DIR"] = str(ws.config / "nerve")
         os.environ["CLAUDE_CONFIG_DIR"] = str(ws.config / "claude")
+        _trust_copy(ws.project)
         # A corporate proxy must not intercept a loopback request.
         for name in ("NO_PROXY", "no_proxy"):
             current = os.environ.get(name, "")
@@ -94,6 +96,17 @@ def demo_environment(base_url: str, ws: DemoWorkspace) -> Iterator[None]:
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def _trust_copy(project: Path) -> None:
+    """The demo's own temporary copy is trusted (in the demo's data dir): the tour shows a
+    project as its owner sees it. Its settings hold only a deny rule, which applies either way."""
+    from agent_cli.trust import TrustError, mark_trusted
+
+    try:
+        mark_trusted(project)
+    except TrustError:
+        pass  # still trusted in memory for this process
 
 
 class DemoPrinter:

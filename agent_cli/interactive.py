@@ -2,7 +2,8 @@
 
 Only what the first frame needs is imported here (the TUI and Textual). Settings, tools, hooks
 and the git probes of ``AgentSession.create`` run in a thread after the app has painted; the
-model SDK is imported later still, by ``prewarm``. A missing API key, the one error most users
+model SDK is imported later still, by ``prewarm``. Before the build, an untrusted project whose
+settings would grant something gets the folder-trust prompt (``agent_cli.trust``). A missing API key, the one error most users
 meet, is checked first (cheaply) so it stays a plain message on stderr with exit status 1.
 """
 
@@ -11,14 +12,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.options import RunOptions
 
 if TYPE_CHECKING:
     from agent_cli.session_api import SessionPort
+    from agent_cli.trust import TrustQuestion
 
-__all__ = ["bypass_requested", "has_credentials", "run_interactive"]
+__all__ = ["InteractiveFactory", "bypass_requested", "has_credentials", "run_interactive"]
 
 
 def run_interactive(options: RunOptions) -> int:
@@ -35,16 +38,30 @@ def run_interactive(options: RunOptions) -> int:
         print(f"nerve: the interactive app is unavailable ({exc}); use -p", file=sys.stderr)
         return 1
 
-    def build_session() -> SessionPort:
-        from agent_cli.session import AgentSession
-
-        return AgentSession.create(options, interactive=True)
-
     return run_tui(
-        session_factory=build_session,
+        session_factory=InteractiveFactory(options),
         bypass_available=bypass_requested(options),
         open_resume_picker=options.resume == "" and not options.continue_session,
     )
+
+
+class InteractiveFactory:
+    """Builds the interactive session in the app's thread; first it offers the folder-trust
+    question (``trust_question``), which the app asks before calling the factory."""
+
+    def __init__(self, options: RunOptions, cwd: Path | None = None) -> None:
+        self.options = options
+        self.cwd = cwd
+
+    def trust_question(self) -> TrustQuestion | None:
+        from agent_cli.trust import trust_question
+
+        return trust_question(self.cwd or Path.cwd(), self.options.settings)
+
+    def __call__(self) -> SessionPort:
+        from agent_cli.session import AgentSession
+
+        return AgentSession.create(self.options, cwd=self.cwd, interactive=True)
 
 
 def bypass_requested(options: RunOptions) -> bool:

@@ -2,6 +2,8 @@
 
 An ask becomes a denial whose text tells the model why (nobody is there to answer), except
 that ``bypassPermissions`` and ``dontAsk`` decide by themselves as their definitions say.
+Print mode never shows the folder-trust prompt: an untrusted project's allow rules, mode,
+directories, env and hooks are not applied, and a warning on stderr says so.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     except (SessionError, ValueError) as exc:
         print(f"nerve: {exc}", file=err)
         return 1
+    _warn_untrusted(session, options, err)
 
     loop = asyncio.get_running_loop()
     try:
@@ -120,6 +123,14 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     if finished.stop_reason == "aborted":
         return 130
     return 1 if is_error else 0
+
+
+def _warn_untrusted(session: Any, options: RunOptions, err: TextIO) -> None:
+    """Print mode never asks about folder trust, so what it withheld goes to stderr in every
+    output format (text mode already prints the session's warnings there, as notices)."""
+    withheld = getattr(getattr(session, "settings", None), "withheld", None)
+    if withheld is not None and options.output_format != "text":
+        print(f"nerve: {withheld.message()}", file=err, flush=True)
 
 
 def run_print_mode(

@@ -36,7 +36,8 @@ def build_session(
     record: bool = True,
 ) -> AgentSession:
     """Build a session from flags, settings and the environment (resuming if asked)."""
-    from config import SettingsError, load_settings
+    from agent_cli.trust import is_trusted
+    from config import SettingsError, find_project_root, load_settings
     from permissions.from_settings import permission_context_from_settings
     from permissions.rules import RuleSyntaxError, make_rule
     from tools.builtin.reaper import start_reaper
@@ -47,7 +48,9 @@ def build_session(
     reaper = start_reaper()
     cwd = (cwd or Path.cwd()).resolve()
     try:
-        settings = load_settings(cwd, cli_settings=options.settings)
+        # Workspace trust: an untrusted project's files only restrict (config.trust).
+        trusted = is_trusted(find_project_root(cwd))
+        settings = load_settings(cwd, cli_settings=options.settings, project_trusted=trusted)
     except SettingsError as exc:
         raise SessionError(str(exc)) from exc
     warnings = list(settings.warnings)

@@ -28,6 +28,7 @@ from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, 
 
 if TYPE_CHECKING:
     from agent_cli.session_api import SessionPort
+    from agent_cli.trust import TrustQuestion
     from agent_cli.tui.markdown import AssistantMessage
     from tools.context import PermissionPrompt, PermissionResponse
 
@@ -337,10 +338,7 @@ class NerveApp(SessionHost):
         from tools.context import PermissionAnswer
 
         async with self._perm_lock:
-            while (idle := time.monotonic() - self.prompt_input.last_key_time) < (
-                self.typing_pause_s
-            ):
-                await asyncio.sleep(self.typing_pause_s - idle)
+            await self._typing_paused()
             response = await ask_in_modal(self, prompt, self.guard_s)
         if response.answer is PermissionAnswer.ALLOW_ALWAYS and response.rules:
             names = ", ".join(str(r) for r in response.rules)
@@ -349,6 +347,32 @@ class NerveApp(SessionHost):
             self._said.add(text)
             self.say(text)
         return response
+
+    async def _typing_paused(self) -> None:
+        """Return once the user has not typed for ``typing_pause_s``: a prompt must not pop up
+        under keys meant for the input."""
+        while (idle := time.monotonic() - self.prompt_input.last_key_time) < self.typing_pause_s:
+            await asyncio.sleep(self.typing_pause_s - idle)
+
+    async def resolve_trust(self, question: TrustQuestion) -> None:
+        """Ask whether to trust the project folder, before the session is built; record a Yes."""
+        from agent_cli.trust import TrustError, mark_trusted
+        from agent_cli.tui.trust import ask_trust_in_modal
+
+        async with self._perm_lock:
+            await self._typing_paused()
+            trusted = await ask_trust_in_modal(self, question, self.guard_s)
+        if not trusted:
+            if question.message:
+                self._said.add(question.message)  # the session repeats it at the first turn
+                self.say(question.message, "warning")
+            return
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, mark_trusted, question.root)
+        except TrustError as exc:
+            self.say(f"{exc}; trusted for this session only", "warning")
+            return
+        self.say(f"Trusted {question.root}: its project settings apply.")
 
     # -- keys ----------------------------------------------------------------------------
 

@@ -5,6 +5,11 @@
 gets a ready session (tests, the demo) or a factory (``nerve``): it paints, then runs the
 factory in a thread, then asks the session to ``prewarm`` (import the SDK in the background).
 The subclass decides what the user sees through ``session_started`` and ``session_failed``.
+
+Folder trust comes before the build: a factory may also have a ``trust_question()`` method
+(``agent_cli.trust.TrustQuestion`` or ``None``), run in a thread first; if it returns a question
+the subclass's ``resolve_trust`` answers it (the TUI asks the user) before the factory runs, so
+the session is built once, with the settings the answer allows.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
@@ -21,6 +26,7 @@ from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 
 if TYPE_CHECKING:
     from agent_cli.session_api import SessionPort
+    from agent_cli.trust import TrustQuestion
 
 __all__ = ["CLOSE_WAIT_S", "SessionFactory", "SessionHost", "SessionNotReady", "startup_message"]
 
@@ -67,6 +73,10 @@ class SessionHost(App[int]):
     def session_failed(self, message: str) -> None:
         """The factory raised; ``message`` says why, for the user."""
 
+    async def resolve_trust(self, question: TrustQuestion) -> None:
+        """Answer a folder-trust question before the session is built (and record a Yes).
+        The default answers No: nothing is recorded and the project stays untrusted."""
+
     # -- start and stop --------------------------------------------------------------------
 
     def after_first_frame(self) -> None:
@@ -77,10 +87,30 @@ class SessionHost(App[int]):
             self.run_worker(self._started(self._session), group="startup")
             return
         assert self._factory is not None
+        if callable(getattr(self._factory, "trust_question", None)):
+            self.run_worker(self._trust_then_build(), group="startup")
+            return
+        self._start_factory()
+
+    def _start_factory(self) -> None:
+        assert self._factory is not None
         # run_in_executor rather than a thread worker: on exit the result is still wanted (to
         # close it), and a cancelled worker would drop it.
         self._building = asyncio.get_running_loop().run_in_executor(None, self._factory)
         self.run_worker(self._await_factory(self._building), group="startup")
+
+    async def _trust_then_build(self) -> None:
+        factory: Any = self._factory  # one offering the question is duck-typed (see above)
+        question: TrustQuestion | None = None
+        try:
+            question = await asyncio.get_running_loop().run_in_executor(
+                None, factory.trust_question
+            )
+        except Exception:  # the factory reports settings problems itself
+            question = None
+        if question is not None:
+            await self.resolve_trust(question)
+        self._start_factory()
 
     async def _await_factory(self, building: asyncio.Future[SessionPort]) -> None:
         try:
