@@ -9,6 +9,7 @@ may approve), a PermissionRequest hook, and the user's prompt.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -141,6 +142,17 @@ async def _classifier_verdict(state: CallState) -> Verdict | None:
     task = state.classifier_task
     if task is None:
         return None
+    if state.input_updated:
+        # The speculative verdict judged the input the model sent; a hook (or the user) changed
+        # it since, so the classifier must judge what will actually run.
+        task.cancel()
+        classifier = state.ctx.options.extra.get("classifier")
+        if classifier is None or state.tool is None:
+            return None
+        task = asyncio.ensure_future(
+            classifier.classify(state.tool.name, state.hook_input(), state.ctx)
+        )
+        state.classifier_task = task
     try:
         verdict = await until_abort(task, state.ctx.abort)
     except Exception:
@@ -156,7 +168,9 @@ async def _resolve_ask(state: CallState, verdict: Verdict) -> Verdict:
     mode = ctx.permissions.mode
     if mode is PermissionMode.DONT_ASK:
         return Verdict(Decision.DENY, f"dontAsk mode: {verdict.reason}", verdict.kind, verdict.rule)
-    if mode is PermissionMode.AUTO and _classifier_approvable(verdict):
+    hook_asked = state.pre_hook is not None and state.pre_hook.decision is Decision.ASK
+    # A PreToolUse hook's "ask" forces a human prompt: no classifier may answer it.
+    if mode is PermissionMode.AUTO and _classifier_approvable(verdict) and not hook_asked:
         decided = await _classifier_verdict(state)
         if decided is not None:
             return decided

@@ -454,3 +454,57 @@ async def test_failure_hook_context_reaches_the_model(tmp_path: Path) -> None:
     outcome = await run_tool_call(ToolCall("t1", "Disk", {}), make_ctx([tool], hooks=hooks))
     assert outcome.tool_result["content"] == "Error: OSError: disk full"
     assert "check the disk" in outcome.new_messages[0]["content"][0]["text"]
+
+
+class InputJudge:
+    """A classifier that allows only a command it was told is harmless, recording what it saw."""
+
+    def __init__(self, harmless: str) -> None:
+        self.harmless = harmless
+        self.seen: list[str] = []
+
+    async def classify(self, tool_name: str, tool_input: dict[str, Any], ctx: Any) -> Any:
+        self.seen.append(str(tool_input.get("command")))
+        if tool_input.get("command") == self.harmless:
+            return Verdict(Decision.ALLOW, "harmless")
+        return Verdict(Decision.DENY, "not what was asked")
+
+
+async def test_classifier_judges_the_input_a_hook_rewrote(tmp_path: Path) -> None:
+    ran: list[str] = []
+    judge = InputJudge(harmless="touch x")
+    # The hook turns the harmless call into another one: the speculative verdict (for
+    # "touch x") must not approve what actually runs.
+    hooks = pre_hook(
+        tmp_path,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "updatedInput": {"command": "touch y"},
+            }
+        },
+    )
+    ctx = make_ctx(
+        [bash_like_tool(ran)],
+        mode=PermissionMode.AUTO,
+        extra={"classifier": judge},
+        prompts=ScriptedPrompts(),
+        hooks=hooks,
+    )
+    outcome = await run_tool_call(bash("touch x"), ctx)
+    assert ran == [] and outcome.is_error
+    assert judge.seen[-1] == "touch y"
+
+
+async def test_classifier_never_answers_a_hook_ask(tmp_path: Path) -> None:
+    clf = ScriptedClassifier(Verdict(Decision.ALLOW, "fine"))
+    prompts = ScriptedPrompts([PermissionResponse(PermissionAnswer.DENY)])
+    ctx = make_ctx(
+        [bash_like_tool()],
+        mode=PermissionMode.AUTO,
+        extra={"classifier": clf},
+        prompts=prompts,
+        hooks=pre_hook(tmp_path, decision("ask", "a human must look at this")),
+    )
+    outcome = await run_tool_call(bash("touch x"), ctx)
+    assert len(prompts.prompts) == 1 and outcome.error_class == "permission_denied"
