@@ -356,23 +356,15 @@ class NerveApp(SessionHost):
 
     async def resolve_trust(self, question: TrustQuestion) -> None:
         """Ask whether to trust the project folder, before the session is built; record a Yes."""
-        from agent_cli.trust import TrustError, mark_trusted
-        from agent_cli.tui.trust import ask_trust_in_modal
+        from agent_cli.tui.trust import ask_trust_in_modal, settle_trust
 
         async with self._perm_lock:
             await self._typing_paused()
             trusted = await ask_trust_in_modal(self, question, self.guard_s)
-        if not trusted:
-            if question.message:
-                self._said.add(question.message)  # the session repeats it at the first turn
-                self.say(question.message, "warning")
-            return
-        try:
-            await asyncio.get_running_loop().run_in_executor(None, mark_trusted, question.root)
-        except TrustError as exc:
-            self.say(f"{exc}; trusted for this session only", "warning")
-            return
-        self.say(f"Trusted {question.root}: its project settings apply.")
+        if not trusted and question.message:
+            self._said.add(question.message)  # the session repeats it at the first turn
+        for text, level in await settle_trust(question, trusted):
+            self.say(text, level)
 
     # -- keys ----------------------------------------------------------------------------
 

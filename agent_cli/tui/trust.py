@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from agent_cli.trust import TrustQuestion
+from agent_cli.trust import TrustError, TrustQuestion, mark_trusted
 
-__all__ = ["TrustScreen", "ask_trust_in_modal"]
+__all__ = ["TrustScreen", "ask_trust_in_modal", "settle_trust"]
 
 _OPTIONS: tuple[tuple[bool, str, str], ...] = (
     (True, "Yes, trust this folder", "y"),
@@ -135,3 +135,14 @@ async def ask_trust_in_modal(app: App[Any], question: TrustQuestion, guard_s: fl
         if screen.is_current:
             screen.dismiss(False)
         raise
+
+
+async def settle_trust(question: TrustQuestion, trusted: bool) -> list[tuple[str, str]]:
+    """Record a Yes (in a thread: it writes a file); the notices to show, as (text, level)."""
+    if not trusted:
+        return [(question.message, "warning")] if question.message else []
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, mark_trusted, question.root)
+    except TrustError as exc:
+        return [(f"{exc}; trusted for this session only", "warning")]
+    return [(f"Trusted {question.root}: its project settings apply.", "info")]

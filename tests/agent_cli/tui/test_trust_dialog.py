@@ -152,3 +152,20 @@ async def test_no_prompt_when_trusted_or_when_only_restricting(project: Path) ->
         await wait_for(pilot, lambda: app.session_ready, timeout=15)
         assert not isinstance(app.screen, TrustScreen)
         assert _allow(app) == {"Bash(npm test *)"}
+
+
+async def test_an_unwritable_store_still_trusts_for_this_session(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_cli.trust import TrustQuestion, is_trusted
+    from agent_cli.tui.trust import settle_trust
+
+    blocked = project.parent / "not-a-dir"
+    blocked.write_text("x")
+    monkeypatch.setenv("NERVE_DATA_DIR", str(blocked))
+    question = TrustQuestion(root=project, withheld=["1 allow rule"], files=["f"], message="m")
+    assert await settle_trust(question, False) == [("m", "warning")]
+    assert not is_trusted(project)
+    [(text, level)] = await settle_trust(question, True)
+    assert level == "warning" and text.endswith("trusted for this session only")
+    assert is_trusted(project)
