@@ -34,6 +34,8 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NERVE_POLICY_DIR", str(tmp_path / "policy"))
     monkeypatch.setenv("NERVE_CLAUDE_POLICY_DIR", str(tmp_path / "cpolicy"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    # These tests put hooks in project settings; trust is tested in test_trust.py.
+    monkeypatch.setenv("NERVE_TRUST_ALL", "1")
     project = tmp_path / "project"
     project.mkdir()
     return project

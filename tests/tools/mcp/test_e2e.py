@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
@@ -34,6 +35,9 @@ def test_print_mode_calls_a_project_mcp_tool_after_toolsearch(harness: Harness) 
             }
         )
     )
+    # The approval is the user's own (an untracked local settings file in a git repository),
+    # not the repository's: see the folder-trust rules in config/trust.py.
+    subprocess.run(["git", "init", "-q"], cwd=harness.project, check=True)
     settings = harness.project / ".nerve" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"enabledMcpjsonServers": ["demo"]}))
