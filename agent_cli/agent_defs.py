@@ -19,6 +19,7 @@ cannot be read or has no name/description is skipped with a warning, never an er
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -146,10 +147,18 @@ def _agent_files(base: Path) -> Iterable[Path]:
             continue
 
 
+# Modes a project's agent file may ask for before its folder is trusted: only restrictions.
+_UNTRUSTED_MODES = frozenset({"plan", "dontAsk"})
+
+
 def load_agent_definitions(
-    cwd: Path, home: Path | None = None
+    cwd: Path, home: Path | None = None, *, project_trusted: bool = True
 ) -> tuple[list[AgentDefinition], list[str]]:
-    """Built-ins, then user agents, then project agents (later ones win by name)."""
+    """Built-ins, then user agents, then project agents (later ones win by name).
+
+    A project agent of an untrusted folder may not loosen permissions: a ``permissionMode``
+    other than ``plan`` or ``dontAsk`` is dropped with a warning (workspace trust).
+    """
     home = home if home is not None else Path.home()
     by_name: dict[str, AgentDefinition] = {a.name: a for a in BUILTIN_AGENTS}
     warnings: list[str] = []
@@ -161,6 +170,17 @@ def load_agent_definitions(
             definition, warning = parse_agent_file(path, source)
             if warning:
                 warnings.append(warning)
+            if (
+                definition is not None
+                and source == "projectSettings"
+                and not project_trusted
+                and definition.permission_mode not in (None, *_UNTRUSTED_MODES)
+            ):
+                warnings.append(
+                    f"agent {definition.name!r} ({path}): permissionMode "
+                    f"{definition.permission_mode} not applied until you trust this folder"
+                )
+                definition = dataclasses.replace(definition, permission_mode=None)
             if definition is not None:
                 by_name[definition.name] = definition
     return list(by_name.values()), warnings

@@ -178,7 +178,7 @@ def build_session(
         restored_tasks=reader.background_tasks if reader else None,
         mcp=mcp,
     )
-    _wire_subagents(session, env, client)
+    _wire_subagents(session, env, client, project_trusted=trusted)
     _wire_classifier(session, settings, client)
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
@@ -205,14 +205,16 @@ def restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:
     return warnings
 
 
-def _wire_subagents(session: AgentSession, env: Any, model_client: ModelPort) -> None:
+def _wire_subagents(
+    session: AgentSession, env: Any, model_client: ModelPort, *, project_trusted: bool = True
+) -> None:
     """The Agent tool's runner (``tools`` cannot import the loop): child loops on this
     session's model client, usage totals and transcript (sidechain files)."""
     from agent_cli.agent_defs import load_agent_definitions
     from agent_cli.subagents import LoopSubagentRunner
     from tools.builtin.agent import RUNNER_KEY
 
-    definitions, warnings = load_agent_definitions(session.cwd)
+    definitions, warnings = load_agent_definitions(session.cwd, project_trusted=project_trusted)
     session.warnings += warnings
     session.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
         model_client=model_client,
