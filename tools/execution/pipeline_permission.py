@@ -284,7 +284,11 @@ def denial_message(state: CallState) -> str:
 
 
 async def handle_denial(state: CallState) -> None:
-    """9. A denial becomes the model's message; PermissionDenied hooks run."""
+    """9. A denial becomes the model's message; PermissionDenied hooks run for classifier denials.
+
+    As in Claude Code, PermissionDenied is the auto-mode classifier's event: a rule, a mode or
+    the user saying no is not reported through it.
+    """
     verdict = state.verdict
     if verdict is None:
         # Fail closed: a call with no verdict never runs.
@@ -295,7 +299,7 @@ async def handle_denial(state: CallState) -> None:
         state.verdict = verdict = Verdict(Decision.DENY, verdict.reason, verdict.kind, verdict.rule)
     message = denial_message(state)
     hooks = state.ctx.hooks
-    if hooks is not None:
+    if hooks is not None and verdict.kind is ReasonKind.CLASSIFIER:
         out = await until_abort(
             hooks.permission_denied(
                 tool_name=state.tool_name,

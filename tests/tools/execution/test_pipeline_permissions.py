@@ -508,3 +508,31 @@ async def test_classifier_never_answers_a_hook_ask(tmp_path: Path) -> None:
     )
     outcome = await run_tool_call(bash("touch x"), ctx)
     assert len(prompts.prompts) == 1 and outcome.error_class == "permission_denied"
+
+
+async def test_permission_denied_hook_fires_for_classifier_denials_only(tmp_path: Path) -> None:
+    marker = tmp_path / "fired.txt"
+    script = tmp_path / "denied.sh"
+    script.write_text(f"#!/bin/sh\ncat >> {marker}\necho >> {marker}\n")
+    script.chmod(0o755)
+    config = {"PermissionDenied": [{"hooks": [{"type": "command", "command": str(script)}]}]}
+    # a deny rule: no PermissionDenied
+    ctx = make_ctx(
+        [bash_like_tool()],
+        rule_set=rules(("Bash(rm:*)", "deny")),
+        hooks=hook_runner(tmp_path, config),
+    )
+    await run_tool_call(bash("rm -f x"), ctx)
+    assert not marker.exists()
+    # the classifier says no: PermissionDenied runs with its reason
+    ctx = make_ctx(
+        [bash_like_tool()],
+        mode=PermissionMode.AUTO,
+        extra={"classifier": ScriptedClassifier(Verdict(Decision.DENY, "looks like exfiltration"))},
+        prompts=ScriptedPrompts(),
+        hooks=hook_runner(tmp_path, config),
+    )
+    await run_tool_call(bash("touch x"), ctx)
+    fired = json.loads(marker.read_text().strip())
+    assert fired["hook_event_name"] == "PermissionDenied"
+    assert "looks like exfiltration" in fired["reason"]
