@@ -14,9 +14,12 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from permissions.paths import first_matching_path_rule
+from permissions.types import RuleBehavior
 from tools.context import ReadFileState, ReadRecord, ToolUseContext, content_hash
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "atomic_write",
     "check_writable_state",
     "find_missing_file_alternative",
+    "hidden_by_read_rules",
     "is_absolute_input",
     "missing_file_message",
     "record_whole_file",
@@ -236,3 +240,34 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> int:
             pass
         raise
     return os.stat(target).st_mtime_ns
+
+
+def hidden_by_read_rules(ctx: ToolUseContext) -> Callable[[str], bool] | None:
+    """A filter for search results (Grep, Glob): True for a file a ``Read`` deny or ask rule
+    covers, or None when no such rule exists.
+
+    The engine judges only the directory a search starts from, so a ``Read(./.env)`` deny would
+    not stop ``Grep`` over the project from printing ``.env``: the results are filtered here
+    instead (symlinks both ways, as for Read). Ask rules hide too: a search cannot prompt per file.
+    """
+    perm = ctx.permissions
+    rules = [
+        r
+        for r in perm.rules
+        if r.behavior in (RuleBehavior.DENY, RuleBehavior.ASK)
+        and r.value.tool_name == "Read"
+        and r.value.content is not None
+    ]
+    if not rules:
+        return None
+    cache: dict[str, bool] = {}
+
+    def hidden(path: str) -> bool:
+        """``path`` is absolute or relative to the context's cwd."""
+        found = cache.get(path)
+        if found is None:
+            found = first_matching_path_rule(rules, path, perm) is not None
+            cache[path] = found
+        return found
+
+    return hidden

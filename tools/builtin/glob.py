@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
 from tools.base import ProgressFn, build_tool
-from tools.builtin._fs import resolve_path
+from tools.builtin._fs import hidden_by_read_rules, resolve_path
 from tools.builtin._path_field import PathField
 from tools.builtin._rg import VCS_DIRS, find_rg, run_rg, vcs_excludes
 from tools.context import ToolUseContext
@@ -167,6 +167,9 @@ async def _call(inp: GlobInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     matches = await _list_matches(root, pattern, ctx)
     if isinstance(matches, str):
         return ToolResult(data=matches, is_error=True)
+    hidden = hidden_by_read_rules(ctx)
+    if hidden is not None:  # names of files a Read deny/ask rule covers are not shown either
+        matches = [m for m in matches if not hidden(os.path.join(root, m))]
     ordered = await asyncio.to_thread(_sorted_newest_first, root, matches)
     if not ordered:
         return ToolResult(data="No files found")

@@ -12,6 +12,7 @@ longer than 500 chars are replaced by rg's "[Omitted long line ...]" (``--max-co
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
 from tools.base import ProgressFn, build_tool
-from tools.builtin._fs import resolve_path
+from tools.builtin._fs import hidden_by_read_rules, resolve_path
 from tools.builtin._grep_format import MAX_COLUMNS, format_content, split_globs
 from tools.builtin._path_field import PathField
 from tools.builtin._rg import find_rg, run_rg, vcs_excludes
@@ -148,6 +149,17 @@ def _clean(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
+def _drop_hidden_lines(stdout: bytes, run_cwd: Path, hidden: Callable[[str], bool]) -> bytes:
+    """Content-mode output without the lines of hidden files (each line is ``path NUL …``)."""
+    kept = []
+    for line in stdout.split(b"\n"):
+        path, nul, _ = line.partition(b"\0")
+        if nul and hidden(os.path.join(run_cwd, path.decode("utf-8", "replace"))):
+            continue
+        kept.append(line)
+    return b"\n".join(kept)
+
+
 def _by_mtime(run_cwd: Path, paths: list[str]) -> list[str]:
     keyed = []
     for p in paths:
@@ -187,10 +199,14 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     stderr = run.stderr.strip()
     if run.returncode == 2 and not run.stdout:
         return ToolResult(data=f"ripgrep error: {stderr or 'exit status 2'}", is_error=True)
-    raw = run.stdout.decode("utf-8", "replace")
+    stdout = run.stdout
+    hidden = hidden_by_read_rules(ctx)
+    if hidden is not None and mode == "content":
+        stdout = _drop_hidden_lines(stdout, run_cwd, hidden)
+    raw = stdout.decode("utf-8", "replace")
     if mode == "content":
         items = format_content(
-            run.stdout,
+            stdout,
             line_numbers=inp.line_numbers is not False,
             with_context=bool(_context_args(inp)),
         )
@@ -199,14 +215,17 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
         pairs = []
         for line in raw.splitlines():
             path, _, n = line.rpartition(":")
-            if n.isdigit():
+            if n.isdigit() and not (hidden and hidden(os.path.join(run_cwd, path))):
                 pairs.append((_clean(path), int(n)))
         pairs.sort()
         items = [f"{p}:{n}" for p, n in pairs]
         total = sum(n for _, n in pairs)
         summary = f"Found {total} matching lines across {len(pairs)} files."
     else:
-        items = _by_mtime(run_cwd, [_clean(p) for p in raw.splitlines() if p])
+        names = [p for p in raw.splitlines() if p]
+        if hidden is not None:
+            names = [p for p in names if not hidden(os.path.join(run_cwd, p))]
+        items = _by_mtime(run_cwd, [_clean(p) for p in names])
         summary = f"Found {len(items)} file{'' if len(items) == 1 else 's'}"
     if not items:
         text = "No files found" if mode == "files_with_matches" else "No matches found"

@@ -72,6 +72,28 @@ def _decide(request: PermissionRequest, ctx: ToolUseContext) -> Verdict:
     return verdict
 
 
+_RAW_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+def _raw_path_trick(state: CallState, tool_verdict: Verdict | None) -> Verdict | None:
+    """The tool's verdict, or an ASK for a path trick in the path *as the model wrote it*.
+
+    Backfill normalises the path (``/p/src/../../etc/x`` -> ``/etc/x``) before the engine sees
+    it, so its ``..``-escape check would never fire; the parsed input still has the raw text.
+    """
+    if tool_verdict is not None and tool_verdict.decision is Decision.DENY:
+        return tool_verdict
+    from permissions.safety import check_path_tricks
+
+    for name in _RAW_PATH_FIELDS:
+        raw = getattr(state.parsed, name, None)
+        if isinstance(raw, str) and (check := check_path_tricks(raw, state.ctx.permissions)):
+            return Verdict(
+                Decision.ASK, f"safety check: {check.message}", ReasonKind.SAFETY, safety=check
+            )
+    return tool_verdict
+
+
 async def build_request(state: CallState) -> PermissionRequest:
     """The call as the engine sees it: backfilled input, paths, subject, traits, tool verdict."""
     tool, ctx, inp = state.tool, state.ctx, state.backfilled
@@ -87,7 +109,7 @@ async def build_request(state: CallState) -> PermissionRequest:
         url=url if isinstance(url, str) else None,
         is_read_only=bool(tool.is_read_only(inp)),
         is_mcp=tool.is_mcp,
-        tool_verdict=await tool.check_permissions(inp, ctx),
+        tool_verdict=_raw_path_trick(state, await tool.check_permissions(inp, ctx)),
     )
 
 
