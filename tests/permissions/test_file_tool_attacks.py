@@ -227,3 +227,23 @@ async def test_dotdot_inside_the_project_is_not_a_trick(proj: Path) -> None:
         mode=PermissionMode.ACCEPT_EDITS,
     )
     assert (proj / "new.txt").read_text() == "ok", _text(out)
+
+
+@pytest.mark.parametrize(
+    ("name", "inp"),
+    [
+        ("Write", {"file_path": "{proj}/link", "content": "x"}),  # link -> .env
+        ("Write", {"file_path": "{proj}/sdir/new.txt", "content": "x"}),  # sdir -> secrets
+        ("Edit", {"file_path": "{proj}/link", "old_string": "SECRET", "new_string": "X"}),
+        ("Read", {"file_path": "/proc/self/root{proj}/.env"}),
+        ("Read", {"file_path": "~/../../../../../../../..{proj}/.env"}),
+    ],
+)
+async def test_denied_paths_hold_through_links_even_in_bypass(
+    proj: Path, name: str, inp: dict[str, Any]
+) -> None:
+    inp = {k: v.format(proj=proj) for k, v in inp.items()}
+    out = await _run(proj, name, inp, mode=PermissionMode.BYPASS, rule_set=DENY_SECRETS)
+    assert out.verdict is not None and out.verdict.decision is Decision.DENY
+    assert (proj / ".env").read_text() == "SECRET=hunter2\n"
+    assert not (proj / "secrets" / "new.txt").exists()
