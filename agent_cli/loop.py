@@ -61,6 +61,12 @@ __all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]
 
 MAX_STOP_HOOK_CONTINUATIONS = 8
 _DONE = object()
+_STOP_NOTICES = {
+    # The client never hands out a tool call whose input was cut off, so none of it ran.
+    "max_tokens": "The answer hit the output token limit (max_tokens) and was cut off; "
+    "an unfinished tool call in it was not run.",
+    "refusal": "The model declined to continue (stop_reason: refusal).",
+}
 
 
 class ModelPort(Protocol):
@@ -253,15 +259,17 @@ class AgentLoop:
         self.messages[:] = [m for m in self.messages if not m.get("_ephemeral")]
         tools = tools_for_api(self.tools, self.ctx.options.loaded_deferred)
 
-        def on_tool_use(block_id: str, name: str, tool_input: dict[str, Any]) -> None:
+        def on_tool_use(block_id: str, name: str, tool_input: Any) -> None:
+            # A non-object input is handed on as sent: the pipeline rejects it for the model.
             tool = find_tool(self.tools, name)
             header = name
-            if tool is not None:
+            if tool is not None and isinstance(tool_input, dict):
                 try:
                     header = tool.describe_call(tool.input_model.model_validate(tool_input))
                 except Exception:
                     header = name
-            emit(ToolStarted(block_id, name, dict(tool_input), header))
+            shown = dict(tool_input) if isinstance(tool_input, dict) else {}
+            emit(ToolStarted(block_id, name, shown, header))
             executor.add(ToolCall(block_id, name, tool_input))
 
         def on_retry(notice: Any) -> None:
@@ -342,6 +350,8 @@ class AgentLoop:
             turn.stop_reason = "aborted"
             emit(Notice("Interrupted by user."))
             return False
+        if assistant.stop_reason in _STOP_NOTICES:
+            emit(Notice(_STOP_NOTICES[assistant.stop_reason], "warning"))
         if any(o.stop_turn for o in outcomes):
             reason = next((o.stop_reason for o in outcomes if o.stop_reason), None)
             turn.stop_reason = "stopped_by_hook"

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -108,6 +109,10 @@ def classify_error(exc: BaseException) -> ErrorInfo | None:
         return ErrorInfo(True, f"connection lost: {exc}", message=str(exc))
     if isinstance(exc, anthropic.APIError):
         return ErrorInfo(False, f"bad response: {exc.message}", message=exc.message)
+    if isinstance(exc, _BadStream):
+        return ErrorInfo(
+            False, f"bad response: {exc}", message=f"bad response from the model: {exc}"
+        )
     return None
 
 
@@ -132,7 +137,11 @@ def block_to_dict(block: Any) -> dict[str, Any]:
     if kind == "text":
         return {"type": "text", "text": block.text}
     if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+        # The API takes back only an object; a model that sent anything else gets its call
+        # rejected by the pipeline (which is handed the raw value), the message keeps ``{}``.
+        raw = block.input
+        tool_input = dict(raw) if isinstance(raw, Mapping) else {}
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
     if kind == "thinking":
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if kind == "redacted_thinking":
@@ -153,12 +162,18 @@ class _Aborted(Exception):
     pass
 
 
+class _BadStream(Exception):
+    """The stream's content could not be read (the SDK failed to parse a tool's input JSON)."""
+
+
 @dataclass
 class _Attempt:
     """What one attempt has received so far."""
 
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)  # fully received
     open_text: dict[int, str] = field(default_factory=dict)  # text blocks still streaming
+    open_json: dict[int, str] = field(default_factory=dict)  # tool inputs still streaming
+    truncated: set[str] = field(default_factory=set)  # tool_use ids cut off mid-input
     handed_out: list[str] = field(default_factory=list)
     text_sent: str = ""
     usage: Usage = field(default_factory=Usage)
@@ -344,31 +359,84 @@ class ModelClient:
         on_tool_use: ToolUseCallback | None,
     ) -> AssistantTurn:
         async with self._client.messages.stream(**params) as stream:
-            async for raw in stream:
-                event: Any = raw  # a union the type checker cannot narrow by .type
-                kind = event.type
-                if kind == "message_start":
-                    state.message_id = event.message.id
-                    state.model = event.message.model
-                    state.usage = Usage.from_api(event.message.usage)
-                elif kind == "content_block_delta" and event.delta.type == "text_delta":
-                    piece = event.delta.text
-                    state.open_text[event.index] = state.open_text.get(event.index, "") + piece
-                    state.text_sent += piece
-                    await _call(on_text, piece)
-                elif kind == "content_block_stop":
-                    block = block_to_dict(event.content_block)
-                    state.open_text.pop(event.index, None)
-                    state.blocks[event.index] = block
-                    if block["type"] == "tool_use":
-                        state.handed_out.append(block["id"])
-                        await _call(on_tool_use, block["id"], block["name"], block["input"])
+            async for raw in _sdk_events(stream):
+                await self._on_event(raw, state, on_text, on_tool_use)
             final = await stream.get_final_message()
+        content = [block_to_dict(b) for b in final.content]
         return AssistantTurn(
-            content=[block_to_dict(b) for b in final.content],
+            content=[b for b in content if b.get("id") not in state.truncated],
             stop_reason=final.stop_reason,
             usage=Usage.from_api(final.usage),
             model=final.model,
             message_id=final.id,
             attempts=attempt,
         )
+
+    @staticmethod
+    async def _on_event(
+        raw: Any,
+        state: _Attempt,
+        on_text: TextCallback | None,
+        on_tool_use: ToolUseCallback | None,
+    ) -> None:
+        event: Any = raw  # a union the type checker cannot narrow by .type
+        kind = event.type
+        if kind == "message_start":
+            state.message_id = event.message.id
+            state.model = event.message.model
+            state.usage = Usage.from_api(event.message.usage)
+        elif kind == "content_block_delta" and event.delta.type == "text_delta":
+            piece = event.delta.text
+            state.open_text[event.index] = state.open_text.get(event.index, "") + piece
+            state.text_sent += piece
+            await _call(on_text, piece)
+        elif kind == "content_block_delta" and event.delta.type == "input_json_delta":
+            state.open_json[event.index] = (
+                state.open_json.get(event.index, "") + event.delta.partial_json
+            )
+        elif kind == "content_block_stop":
+            block = block_to_dict(event.content_block)
+            state.open_text.pop(event.index, None)
+            raw_json = state.open_json.pop(event.index, "")
+            if block["type"] == "tool_use" and not _complete_json(raw_json):
+                # Cut off (max_tokens): the SDK filled in a partial input. Never run it, never
+                # send it back; the turn's stop_reason tells the loop what happened.
+                state.truncated.add(block["id"])
+                return
+            state.blocks[event.index] = block
+            if block["type"] == "tool_use":
+                state.handed_out.append(block["id"])
+                await _call(
+                    on_tool_use, block["id"], block["name"], _raw_input(event.content_block)
+                )
+
+
+async def _sdk_events(stream: Any) -> AsyncIterator[Any]:
+    """The SDK's events; its accumulator's ValueError (tool input JSON it cannot parse, e.g. a
+    bare string) becomes ``_BadStream`` so the caller reports it as a bad response."""
+    iterator = stream.__aiter__()
+    while True:
+        try:
+            event = await iterator.__anext__()
+        except StopAsyncIteration:
+            return
+        except ValueError as exc:
+            raise _BadStream(str(exc).split(". Please retry")[0]) from exc
+        yield event
+
+
+def _complete_json(raw: str) -> bool:
+    """True when a tool_use's streamed input is whole (no deltas at all means ``{}``)."""
+    if not raw:
+        return True
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _raw_input(block: Any) -> Any:
+    """What the model sent as input: a copy of an object, anything else as it is."""
+    raw = block.input
+    return dict(raw) if isinstance(raw, Mapping) else raw

@@ -1,0 +1,236 @@
+"""The loop against a model that misbehaves: odd tool_use blocks, odd stop reasons, late 400s.
+
+Real session, real SDK, the scripted server on loopback (as in ``test_loop.py``). Where a case
+needs a block the scenario format refuses (a tool_use whose input is not an object, a tool_use
+cut by ``max_tokens``), the test edits the scenario after it was built or the wire events the
+server sends; the client and the loop see exactly what a real server could send.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_cli.testing.scripted_server as scripted_server
+from agent_cli.events import ErrorEvent, Notice, ToolStarted, TurnFinished
+from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, http_error, text, tool_use
+from agent_cli.testing.events import Event
+from tests.agent_cli.e2e.conftest import Harness, harness
+from tests.agent_cli.test_loop import _collect, _session, env
+
+__all__ = ["env", "harness"]
+
+
+def _tool_results(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for m in body["messages"]:
+        if m["role"] == "user" and isinstance(m["content"], list):
+            for b in m["content"]:
+                if b.get("type") == "tool_result":
+                    out[b["tool_use_id"]] = b
+    return out
+
+
+def _content_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(c.get("text", "") for c in content or [] if isinstance(c, dict))
+
+
+@pytest.mark.parametrize("bad_input", [[1, 2], 42])
+async def test_tool_input_that_is_not_an_object_gets_an_error_result(
+    env: Path, bad_input: Any
+) -> None:
+    scenario = Scenario.of(
+        Turn([text("reading"), tool_use("Read", {}, id="t_bad")]),
+        Turn([text("sorry")], match=Match(tool_result_for="t_bad")),
+    )
+    scenario.turns[0].blocks[1]["input"] = bad_input  # past the scenario's own check
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        fin = events[-1]
+        assert isinstance(fin, TurnFinished) and not fin.is_error, events
+        assert fin.result_text == "sorry"
+        body = server.requests[-1].body
+        result = _tool_results(body)["t_bad"]
+        assert result["is_error"] is True and "Read" in _content_text(result)
+        # The API takes back only an object: the recorded call carries {} instead.
+        sent = [b for m in body["messages"] if m["role"] == "assistant" for b in m["content"]]
+        assert [b["input"] for b in sent if b.get("type") == "tool_use"] == [{}]
+        await session.close()
+        server.assert_done()
+
+
+@pytest.mark.parametrize("bad_input", ["just a string", None])
+async def test_tool_input_the_sdk_cannot_parse_ends_the_turn_clearly(
+    env: Path, bad_input: Any
+) -> None:
+    scenario = Scenario.of(
+        Turn([text("reading"), tool_use("Read", {}, id="t_bad")]),
+        Turn([text("hello again")], match=Match(contains_text="still there")),
+    )
+    scenario.turns[0].blocks[1]["input"] = bad_input
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        errors = [e.message for e in events if isinstance(e, ErrorEvent)]
+        assert len(errors) == 1 and "bad response" in errors[0], errors
+        assert "internal error" not in errors[0]
+        assert not [e for e in events if isinstance(e, ToolStarted)]
+        assert events[-1].is_error
+        again = await _collect(session, "still there?")
+        assert again[-1].result_text == "hello again" and not again[-1].is_error
+        await session.close()
+        server.assert_done()
+
+
+def _truncate_last_tool_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``max_tokens`` turn's last tool_use stops mid-input, as the real API sends it."""
+    real = scripted_server.turn_events
+
+    def events(turn: Turn, *args: Any) -> list[Event]:
+        out = real(turn, *args)
+        tools = [i for i, b in enumerate(turn.blocks) if b["type"] == "tool_use"]
+        if turn.resolved_stop_reason() != "max_tokens" or not tools:
+            return out
+        raw = json.dumps(turn.blocks[tools[-1]]["input"])
+        cut_json = raw[: raw.index("LONG")]
+        kept: list[Event] = []
+        sent = False
+        for name, data in out:
+            delta = data.get("delta", {})
+            if data.get("index") == tools[-1] and delta.get("type") == "input_json_delta":
+                if not sent:  # the whole cut input in one delta, the rest never comes
+                    kept.append((name, {**data, "delta": {**delta, "partial_json": cut_json}}))
+                    sent = True
+                continue
+            kept.append((name, data))
+        return kept
+
+    monkeypatch.setattr(scripted_server, "turn_events", events)
+
+
+async def test_tool_call_cut_by_max_tokens_is_never_run(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _truncate_last_tool_input(monkeypatch)
+    # Cut inside "description", the SDK's partial parse still yields a runnable command.
+    cut_call = {"command": "touch cut.txt", "description": "LONG description never finished"}
+    scenario = Scenario.of(
+        Turn(
+            [
+                text("two things"),
+                tool_use("Bash", {"command": "touch whole.txt"}, id="t_whole"),
+                tool_use("Bash", cut_call, id="t_cut"),
+            ],
+            stop_reason="max_tokens",
+        ),
+        Turn([text("ok")], match=Match(tool_result_for="t_whole")),
+        Turn([text("only words")], stop_reason="max_tokens"),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        assert (env / "whole.txt").exists() and not (env / "cut.txt").exists()
+        assert [e.tool_use_id for e in events if isinstance(e, ToolStarted)] == ["t_whole"]
+        assert events[-1].result_text == "ok" and not events[-1].is_error
+        body = server.requests[1].body
+        sent = [b for m in body["messages"] if m["role"] == "assistant" for b in m["content"]]
+        assert [b["id"] for b in sent if b.get("type") == "tool_use"] == ["t_whole"]
+        assert set(_tool_results(body)) == {"t_whole"}
+        # A plain answer cut by max_tokens ends the turn, saying so.
+        words = await _collect(session, "more")
+        assert words[-1].stop_reason == "max_tokens" and words[-1].result_text == "only words"
+        assert any(isinstance(e, Notice) and "max_tokens" in e.text for e in words)
+        await session.close()
+        server.assert_done()
+
+
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in stdout.splitlines() if x.strip()]
+
+
+def test_400_after_tools_ran_ends_clearly_and_continue_goes_on(harness: Harness) -> None:
+    marker = harness.project / "r.txt"
+    first = Scenario.of(
+        Turn([tool_use("Bash", {"command": "echo ran >> r.txt"}, id="t_a")]),
+        Turn(
+            [text("never")],
+            faults=[http_error(400, "invalid_request_error", "prompt is too long")],
+        ),
+    )
+    args = ["--output-format", "json", "--permission-mode", "acceptEdits"]
+    run = harness.run(["-p", "go", *args], first, check_done=False)
+    out = _lines(run.stdout)
+    assert len(out) == 1 and out[0]["type"] == "result", run.stdout
+    assert run.rc == 1 and out[0]["is_error"] is True
+    assert any("prompt is too long" in e for e in out[0]["errors"])
+    assert "Traceback" not in run.stderr and marker.read_text() == "ran\n"
+    second = Scenario.of(Turn([text("picked up")], match=Match(contains_text="go on")))
+    again = harness.run(["-p", "go on", "--continue", *args], second)
+    assert again.rc == 0, again.stderr
+    assert again.json()["result"] == "picked up"
+    body = again.server.requests[0].body
+    assert "t_a" in _tool_results(body) and marker.read_text() == "ran\n"  # not run again
+
+
+@pytest.mark.parametrize("fmt", ["json", "stream-json"])
+def test_api_error_still_prints_one_result_object(harness: Harness, fmt: str) -> None:
+    scenario = Scenario.of(
+        Turn([text("never")], faults=[http_error(400, "invalid_request_error", "bad request")])
+    )
+    run = harness.run(["-p", "hi", "--output-format", fmt], scenario, check_done=False)
+    lines = _lines(run.stdout)
+    results = [x for x in lines if x["type"] == "result"]
+    assert run.rc == 1 and len(results) == 1 and lines[-1] is results[0]
+    assert results[0]["is_error"] is True and results[0]["subtype"] == "error_during_execution"
+    assert any("bad request" in e for e in results[0]["errors"])
+
+
+def test_stream_json_ends_with_a_result_on_max_turns(harness: Harness) -> None:
+    scenario = Scenario.of(Turn([tool_use("Glob", {"pattern": "*"}, id="g1")]))
+    run = harness.run(
+        ["-p", "loop", "--max-turns", "1", "--output-format", "stream-json"], scenario
+    )
+    last = _lines(run.stdout)[-1]
+    assert run.rc == 1
+    assert last["type"] == "result" and last["subtype"] == "error_max_turns"
+
+
+def test_stream_json_ends_with_a_result_when_interrupted(harness: Harness) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "sleep 888.5"}, id="t_slow")]),
+    )
+    server = harness.server(scenario)
+    try:
+        proc = harness.popen(
+            [
+                "-p",
+                "wait",
+                "--output-format",
+                "stream-json",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            server,
+        )
+        assert proc.stdout is not None
+        seen: list[dict[str, Any]] = []
+        for line in proc.stdout:
+            seen.append(json.loads(line))
+            if seen[-1]["type"] == "tool_started":
+                proc.send_signal(signal.SIGINT)
+                break
+        rest, _ = proc.communicate(timeout=30)
+    finally:
+        server.stop()
+    last = _lines(rest)[-1]
+    assert proc.returncode == 130
+    assert last["type"] == "result" and last["is_error"] is True
+    assert last["stop_reason"] == "aborted"
