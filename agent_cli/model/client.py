@@ -173,7 +173,8 @@ class _Attempt:
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)  # fully received
     open_text: dict[int, str] = field(default_factory=dict)  # text blocks still streaming
     open_json: dict[int, str] = field(default_factory=dict)  # tool inputs still streaming
-    truncated: set[str] = field(default_factory=set)  # tool_use ids cut off mid-input
+    truncated: set[int] = field(default_factory=set)  # tool_use blocks cut off mid-input
+    renamed: dict[int, str] = field(default_factory=dict)  # duplicate tool_use ids, made unique
     handed_out: list[str] = field(default_factory=list)
     text_sent: str = ""
     usage: Usage = field(default_factory=Usage)
@@ -363,8 +364,10 @@ class ModelClient:
                 await self._on_event(raw, state, on_text, on_tool_use)
             final = await stream.get_final_message()
         content = [block_to_dict(b) for b in final.content]
+        for index, new_id in state.renamed.items():
+            content[index]["id"] = new_id
         return AssistantTurn(
-            content=[b for b in content if b.get("id") not in state.truncated],
+            content=[b for i, b in enumerate(content) if i not in state.truncated],
             stop_reason=final.stop_reason,
             usage=Usage.from_api(final.usage),
             model=final.model,
@@ -401,8 +404,13 @@ class ModelClient:
             if block["type"] == "tool_use" and not _complete_json(raw_json):
                 # Cut off (max_tokens): the SDK filled in a partial input. Never run it, never
                 # send it back; the turn's stop_reason tells the loop what happened.
-                state.truncated.add(block["id"])
+                state.truncated.add(event.index)
                 return
+            if block["type"] == "tool_use" and block["id"] in state.handed_out:
+                # The API rejects a conversation with two tool_use blocks of one id (and would
+                # go on rejecting it on every --continue): the repeat gets an id of its own.
+                block["id"] = f"{block['id']}_{event.index}"
+                state.renamed[event.index] = block["id"]
             state.blocks[event.index] = block
             if block["type"] == "tool_use":
                 state.handed_out.append(block["id"])

@@ -234,3 +234,118 @@ def test_stream_json_ends_with_a_result_when_interrupted(harness: Harness) -> No
     assert proc.returncode == 130
     assert last["type"] == "result" and last["is_error"] is True
     assert last["stop_reason"] == "aborted"
+
+
+async def test_unknown_and_miscased_tool_names_are_errors_for_the_model(env: Path) -> None:
+    scenario = Scenario.of(
+        Turn(
+            [
+                tool_use("Nope", {"x": 1}, id="t_unknown"),
+                tool_use("bash", {"command": "touch lower.txt"}, id="t_case"),
+            ]
+        ),
+        Turn([text("fine")], match=Match(tool_result_for="t_case")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        assert events[-1].result_text == "fine" and not events[-1].is_error
+        results = _tool_results(server.requests[-1].body)
+        assert "No such tool available: Nope" in _content_text(results["t_unknown"])
+        assert "No such tool available: bash" in _content_text(results["t_case"])
+        assert all(r["is_error"] for r in results.values())
+        assert not (env / "lower.txt").exists()
+        await session.close()
+        server.assert_done()
+
+
+async def test_fifty_calls_in_one_message_each_get_one_result_in_order(env: Path) -> None:
+    calls = [tool_use("Glob", {"pattern": f"*{i}"}, id=f"t_{i:02d}") for i in range(50)]
+    scenario = Scenario.of(
+        Turn(calls),
+        Turn([text("all globbed")], match=Match(tool_result_for="t_49")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+        events = await _collect(session, "go")
+        assert events[-1].result_text == "all globbed"
+        last_user = server.requests[-1].body["messages"][-1]
+        ids = [b["tool_use_id"] for b in last_user["content"] if b.get("type") == "tool_result"]
+        assert ids == [f"t_{i:02d}" for i in range(50)]
+        await session.close()
+        server.assert_done()
+
+
+async def test_a_one_megabyte_tool_input_is_handled(env: Path) -> None:
+    big = "x" * 1_000_000
+    target = env / "big.txt"
+    scenario = Scenario.of(
+        Turn([tool_use("Write", {"file_path": str(target), "content": big}, id="t_big")]),
+        Turn([text("written")], match=Match(tool_result_for="t_big")),
+    )
+    with ScriptedServer(scenario, json_chunk=65536) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        assert events[-1].result_text == "written" and not events[-1].is_error
+        assert target.read_text() == big
+        await session.close()
+        server.assert_done()
+
+
+async def test_empty_text_block_is_never_sent_back(env: Path) -> None:
+    scenario = Scenario.of(
+        Turn([text(""), tool_use("Glob", {"pattern": "*"}, id="t_g")]),
+        Turn([text("done")], match=Match(tool_result_for="t_g")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+        events = await _collect(session, "go")
+        assert events[-1].result_text == "done"
+        for m in server.requests[-1].body["messages"]:
+            for b in m["content"] if isinstance(m["content"], list) else []:
+                assert not (b.get("type") == "text" and not b["text"].strip()), m
+        await session.close()
+        server.assert_done()
+
+
+@pytest.mark.parametrize("reason", ["refusal", "pause_turn"])
+async def test_other_stop_reasons_end_the_turn_cleanly(env: Path, reason: str) -> None:
+    scenario = Scenario.of(
+        Turn([text("I will not")], stop_reason=reason),
+        Turn([text("hello")], match=Match(contains_text="next")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+        events = await _collect(session, "go")
+        fin = events[-1]
+        assert fin.stop_reason == reason and fin.result_text == "I will not" and not fin.is_error
+        if reason == "refusal":
+            assert any(isinstance(e, Notice) and "refusal" in e.text for e in events)
+        again = await _collect(session, "next")
+        assert again[-1].result_text == "hello"
+        await session.close()
+        server.assert_done()
+
+
+async def test_duplicate_tool_use_ids_in_one_message_are_made_unique(env: Path) -> None:
+    scenario = Scenario.of(
+        Turn(
+            [
+                tool_use("Bash", {"command": "echo one >> d.txt"}, id="t_dup"),
+                tool_use("Bash", {"command": "echo two >> d.txt"}, id="t_dup"),
+            ]
+        ),
+        Turn([text("done")], match=Match(tool_result_for="t_dup")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env, permission_mode="bypassPermissions")
+        events = await _collect(session, "go")
+        assert events[-1].result_text == "done"
+        assert (env / "d.txt").read_text() == "one\ntwo\n"
+        body = server.requests[-1].body
+        uses = [b["id"] for b in body["messages"][-2]["content"] if b["type"] == "tool_use"]
+        answered = [b["tool_use_id"] for b in body["messages"][-1]["content"]]
+        # The API rejects repeated ids: each call gets its own, and its own result.
+        assert uses[0] == "t_dup" and len(set(uses)) == 2 and answered == uses
+        await session.close()
+        server.assert_done()
