@@ -349,3 +349,62 @@ async def test_duplicate_tool_use_ids_in_one_message_are_made_unique(env: Path) 
         assert uses[0] == "t_dup" and len(set(uses)) == 2 and answered == uses
         await session.close()
         server.assert_done()
+
+
+def _thinking_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Serve ``{"type": "thinking"}`` blocks (the scenario format has only text and tool_use)."""
+    real = scripted_server.turn_events
+
+    def events(turn: Turn, *args: Any) -> list[Event]:
+        thinking = {i: b for i, b in enumerate(turn.blocks) if b["type"] == "thinking"}
+        if not thinking:
+            return real(turn, *args)
+        plain = Turn([text("placeholder") for _ in turn.blocks], stop_reason="end_turn")
+        out: list[Event] = []
+        for name, data in real(plain, *args):
+            index = data.get("index")
+            if index in thinking and name == "content_block_start":
+                start = {"type": "thinking", "thinking": "", "signature": ""}
+                out.append((name, {**data, "content_block": start}))
+                for delta in (
+                    {"type": "thinking_delta", "thinking": thinking[index]["thinking"]},
+                    {"type": "signature_delta", "signature": "sig"},
+                ):
+                    out.append(
+                        (
+                            "content_block_delta",
+                            {**data, "type": "content_block_delta", "delta": delta},
+                        )
+                    )
+            elif index in thinking and name == "content_block_delta":
+                continue
+            else:
+                out.append((name, data))
+        return out
+
+    monkeypatch.setattr(scripted_server, "turn_events", events)
+
+
+async def test_a_message_with_only_a_thinking_block_ends_the_turn(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _thinking_blocks(monkeypatch)
+    scenario = Scenario.of(
+        Turn([text("x")]),
+        Turn([text("after thinking")], match=Match(contains_text="and now")),
+    )
+    scenario.turns[0].blocks[0] = {"type": "thinking", "thinking": "hmm, let me think"}
+    with ScriptedServer(scenario) as server:
+        session = await _session(server, env)
+        events = await _collect(session, "think")
+        fin = events[-1]
+        assert isinstance(fin, TurnFinished) and not fin.is_error and fin.result_text == ""
+        again = await _collect(session, "and now?")
+        assert again[-1].result_text == "after thinking"
+        sent = server.requests[-1].body["messages"][1]
+        assert sent["role"] == "assistant"
+        assert sent["content"] == [
+            {"type": "thinking", "thinking": "hmm, let me think", "signature": "sig"}
+        ]
+        await session.close()
+        server.assert_done()
