@@ -58,7 +58,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     except (SessionError, ValueError) as exc:
         print(f"nerve: {exc}", file=err)
         return 1
-    _warn_untrusted(session, options, err)
+    told = _warn_untrusted(session, options, err)
 
     loop = asyncio.get_running_loop()
     try:
@@ -82,6 +82,11 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
                     )
                 )
                 print(f"nerve: {text}", file=err, flush=True)
+            elif isinstance(event, Notice) and event.level == "warning":
+                # json keeps stdout to its one result object; a warning (a settings file that
+                # is ignored, ...) must still reach the user.
+                if options.output_format == "json" and event.text != told:
+                    print(f"nerve: {event.text}", file=err, flush=True)
             if isinstance(event, ErrorEvent):
                 errors.append(event.message)
                 if options.output_format == "text":
@@ -125,12 +130,16 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     return 1 if is_error else 0
 
 
-def _warn_untrusted(session: Any, options: RunOptions, err: TextIO) -> None:
+def _warn_untrusted(session: Any, options: RunOptions, err: TextIO) -> str | None:
     """Print mode never asks about folder trust, so what it withheld goes to stderr in every
-    output format (text mode already prints the session's warnings there, as notices)."""
+    output format (text mode already prints the session's warnings there, as notices).
+    Returns the message printed, so the same session warning is not printed twice."""
     withheld = getattr(getattr(session, "settings", None), "withheld", None)
     if withheld is not None and options.output_format != "text":
-        print(f"nerve: {withheld.message()}", file=err, flush=True)
+        message: str = withheld.message()
+        print(f"nerve: {message}", file=err, flush=True)
+        return message
+    return None
 
 
 def run_print_mode(

@@ -408,3 +408,31 @@ async def test_a_message_with_only_a_thinking_block_ends_the_turn(
         ]
         await session.close()
         server.assert_done()
+
+
+def test_torn_transcript_still_continues(harness: Harness) -> None:
+    first = Scenario.of(Turn([text("first answer")]))
+    args = ["--output-format", "json"]
+    assert harness.run(["-p", "one", *args], first).rc == 0
+    (path,) = harness.transcripts()
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"type": "assistant", "message": {"role": "assis')  # a write cut short
+    second = Scenario.of(Turn([text("still here")], match=Match(contains_text="two")))
+    run = harness.run(["-p", "two", "--continue", *args], second)
+    assert run.rc == 0, run.stderr
+    assert run.json()["result"] == "still here"
+    sent = json.dumps(run.server.requests[0].body["messages"])
+    assert "first answer" in sent
+
+
+def test_broken_settings_file_is_a_clear_message(harness: Harness) -> None:
+    (harness.project / ".nerve").mkdir()
+    (harness.project / ".nerve" / "settings.json").write_text("{not json")
+    run = harness.run(
+        ["-p", "hi", "--output-format", "json"],
+        Scenario.of(Turn([text("hello")])),
+        check_done=False,
+    )
+    assert "Traceback" not in run.stderr
+    assert "settings.json" in run.stderr and "ignored" in run.stderr, run.stderr
+    assert run.json()["result"] == "hello"  # stdout is still the one result object
