@@ -39,11 +39,12 @@ def _ok(expected: str, decision: Decision) -> bool:
     return decision is not Decision.ALLOW
 
 
-def test_corpus_score(tmp_path: Path) -> None:
+def assert_scores(cases: list[dict[str, Any]], cwd: Path) -> None:
+    """The corpus rule: no unsafe allow, every deny denied, >= 95% of allows allowed."""
     unsafe, missed_deny, missed_allow = [], [], []
-    n_allow = sum(1 for c in CASES if c["expected"] == "allow")
-    for case in CASES:
-        decision, reason = _decide(case, tmp_path)
+    n_allow = sum(1 for c in cases if c["expected"] == "allow")
+    for case in cases:
+        decision, reason = _decide(case, cwd)
         line = f"{case['id']} {case['command'][:70]!r} -> {decision.label} ({reason})"
         if case["expected"] != "allow" and decision is Decision.ALLOW:
             unsafe.append(line)
@@ -57,6 +58,10 @@ def test_corpus_score(tmp_path: Path) -> None:
     assert not unsafe, report
     assert not missed_deny, report
     assert (n_allow - len(missed_allow)) / n_allow >= 0.95, report
+
+
+def test_corpus_score(tmp_path: Path) -> None:
+    assert_scores(CASES, tmp_path)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from permissions.types import Decision
 from tests.permissions.bash.test_corpus import CASES as PUBLIC_CASES
-from tests.permissions.bash.test_corpus import _decide, _ok
+from tests.permissions.bash.test_corpus import _decide, _ok, assert_scores
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "bash-permissions-heldout.jsonl"
 CASES: list[dict[str, Any]] = [
@@ -35,23 +34,7 @@ def test_heldout_covers_every_public_category() -> None:
 
 
 def test_heldout_score(tmp_path: Path) -> None:
-    unsafe, missed_deny, missed_allow = [], [], []
-    n_allow = sum(1 for c in CASES if c["expected"] == "allow")
-    for case in CASES:
-        decision, reason = _decide(case, tmp_path)
-        line = f"{case['id']} {case['command'][:70]!r} -> {decision.label} ({reason})"
-        if case["expected"] != "allow" and decision is Decision.ALLOW:
-            unsafe.append(line)
-        if case["expected"] == "deny" and decision is not Decision.DENY:
-            missed_deny.append(line)
-        if case["expected"] == "allow" and decision is not Decision.ALLOW:
-            missed_allow.append(line)
-    report = "\n".join(
-        ["unsafe:", *unsafe, "missed deny:", *missed_deny, "missed allow:", *missed_allow]
-    )
-    assert not unsafe, report
-    assert not missed_deny, report
-    assert (n_allow - len(missed_allow)) / n_allow >= 0.95, report
+    assert_scores(CASES, tmp_path)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
