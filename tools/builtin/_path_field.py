@@ -8,6 +8,8 @@ plugs the three functions of its ``PathField`` into ``build_tool``.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -15,11 +17,19 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from tools.base import default_to_content
-from tools.builtin._fs import is_absolute_input, resolve_path
+from tools.builtin._fs import is_absolute_input, record_whole_file, resolve_path
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ValidationError
+from tools.result import ContentBlock, ToolResult, ValidationError
 
-__all__ = ["ChangeOutput", "PathField", "change_content", "change_summary"]
+__all__ = [
+    "ChangeOutput",
+    "PathField",
+    "Written",
+    "apply_change",
+    "change_content",
+    "change_summary",
+    "preview_change",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -83,3 +93,43 @@ def change_summary(data: Any) -> str:
     if isinstance(diff, str) and isinstance(message, str):
         return diff or message
     return str(data)
+
+
+# What a file-changing tool wrote: the path, the bytes and the mtime after the write.
+Written = tuple[Path, bytes, int]
+
+
+async def apply_change(
+    apply: Callable[[Any, ToolUseContext], tuple[ToolResult, Written | None]],
+    inp: Any,
+    ctx: ToolUseContext,
+    *,
+    path: Path,
+    verb: str,
+) -> ToolResult:
+    """``call`` of Edit, Write and NotebookEdit: write off the event loop, report OS errors to
+    the model, and record what was written so the next change needs no new Read."""
+    try:
+        result, written = await asyncio.to_thread(apply, inp, ctx)
+    except OSError as exc:
+        return ToolResult(data=f"Cannot {verb} {path}: {exc.strerror or exc}.", is_error=True)
+    if written is not None:
+        record_whole_file(ctx.state.read_files, *written)
+    return result
+
+
+async def preview_change(
+    plan: Callable[[Any, ToolUseContext], Any],
+    inp: Any,
+    ctx: ToolUseContext,
+    render: Callable[[Any], str],
+) -> tuple[str | None, None]:
+    """``prepare_prompt`` of the same tools: the planned change rendered for the permission
+    prompt, or no preview when it cannot be planned (the call itself will report why)."""
+    try:
+        planned = await asyncio.to_thread(plan, inp, ctx)
+    except OSError:
+        return None, None
+    if isinstance(planned, str):
+        return None, None
+    return render(planned), None

@@ -13,7 +13,6 @@ as is) and permission bits, and is written atomically.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,12 +26,18 @@ from tools.builtin._fs import (
     check_writable_state,
     find_missing_file_alternative,
     missing_file_message,
-    record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField, change_content, change_summary
+from tools.builtin._path_field import (
+    PathField,
+    Written,
+    apply_change,
+    change_content,
+    change_summary,
+    preview_change,
+)
 from tools.builtin._text import decode_bytes, encode_text, format_line, unified_diff
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
@@ -170,10 +175,10 @@ def _plan(inp: EditInput, ctx: ToolUseContext) -> _Plan | str:
     return _Plan(path, work, after, data, snap.mode, count, False, fuzzy, first_line, last_line)
 
 
-def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, int | None, _Plan | None]:
+def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | None]:
     plan = _plan(inp, ctx)
     if isinstance(plan, str):
-        return ToolResult(data=plan, is_error=True), None, None
+        return ToolResult(data=plan, is_error=True), None
     mtime = atomic_write(plan.path, plan.data, plan.mode)
     diff = unified_diff(str(plan.path), plan.before, plan.after)
     if plan.created:
@@ -197,29 +202,18 @@ def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, int | None,
         created=plan.created,
         fuzzy=plan.fuzzy,
     )
-    return ToolResult(data=out), mtime, plan
+    return ToolResult(data=out), (plan.path, plan.data, mtime)
 
 
 async def _call(inp: EditInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    try:
-        result, mtime, plan = await asyncio.to_thread(_apply, inp, ctx)
-    except OSError as exc:
-        path = resolve_path(inp.file_path, ctx.cwd)
-        return ToolResult(data=f"Cannot edit {path}: {exc.strerror or exc}.", is_error=True)
-    if plan is not None and mtime is not None:
-        # So the next edit of this file does not ask for another Read.
-        record_whole_file(ctx.state.read_files, plan.path, plan.data, mtime)
-    return result
+    path = resolve_path(inp.file_path, ctx.cwd)
+    return await apply_change(_apply, inp, ctx, path=path, verb="edit")
 
 
 async def _prepare_prompt(inp: EditInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    try:
-        plan = await asyncio.to_thread(_plan, inp, ctx)
-    except OSError:
-        return None, None
-    if isinstance(plan, str):
-        return None, None
-    return unified_diff(str(plan.path), plan.before, plan.after), None
+    return await preview_change(
+        _plan, inp, ctx, lambda plan: unified_diff(str(plan.path), plan.before, plan.after)
+    )
 
 
 _FILE = PathField("file_path")

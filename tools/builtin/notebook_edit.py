@@ -8,7 +8,6 @@ before it is written, atomically, with its permission bits kept. nbformat is imp
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -21,12 +20,18 @@ from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
     missing_file_message,
-    record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField, change_content, change_summary
+from tools.builtin._path_field import (
+    PathField,
+    Written,
+    apply_change,
+    change_content,
+    change_summary,
+    preview_change,
+)
 from tools.builtin._text import unified_diff
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
@@ -174,11 +179,12 @@ def _plan(inp: NotebookEditInput, ctx: ToolUseContext) -> _Plan | str:
     return _Plan(path, before, after, snap.mode, name, message)
 
 
-def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, _Plan | None, int]:
+def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | None]:
     plan = _plan(inp, ctx)
     if isinstance(plan, str):
-        return ToolResult(data=plan, is_error=True), None, 0
-    mtime = atomic_write(plan.path, plan.after.encode("utf-8"), plan.mode)
+        return ToolResult(data=plan, is_error=True), None
+    data = plan.after.encode("utf-8")
+    mtime = atomic_write(plan.path, data, plan.mode)
     out = NotebookEditOutput(
         notebook_path=str(plan.path),
         cell_id=plan.cell_id,
@@ -186,28 +192,18 @@ def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, _Pl
         message=plan.message,
         diff=unified_diff(str(plan.path), plan.before, plan.after),
     )
-    return ToolResult(data=out), plan, mtime
+    return ToolResult(data=out), (plan.path, data, mtime)
 
 
 async def _call(inp: NotebookEditInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    try:
-        result, plan, mtime = await asyncio.to_thread(_apply, inp, ctx)
-    except OSError as exc:
-        path = resolve_path(inp.notebook_path, ctx.cwd)
-        return ToolResult(data=f"Cannot edit {path}: {exc.strerror or exc}.", is_error=True)
-    if plan is not None:
-        record_whole_file(ctx.state.read_files, plan.path, plan.after.encode("utf-8"), mtime)
-    return result
+    path = resolve_path(inp.notebook_path, ctx.cwd)
+    return await apply_change(_apply, inp, ctx, path=path, verb="edit")
 
 
 async def _prepare_prompt(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    try:
-        plan = await asyncio.to_thread(_plan, inp, ctx)
-    except OSError:
-        return None, None
-    if isinstance(plan, str):
-        return None, None
-    return unified_diff(str(plan.path), plan.before, plan.after), None
+    return await preview_change(
+        _plan, inp, ctx, lambda plan: unified_diff(str(plan.path), plan.before, plan.after)
+    )
 
 
 _NOTEBOOK = PathField("notebook_path")

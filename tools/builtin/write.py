@@ -8,7 +8,6 @@ directories are created; the write is atomic (temp file + fsync + rename).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +18,18 @@ from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
-    record_whole_file,
     resolve_path,
     snapshot,
     special_file_reason,
 )
-from tools.builtin._path_field import PathField, change_content, change_summary
+from tools.builtin._path_field import (
+    PathField,
+    Written,
+    apply_change,
+    change_content,
+    change_summary,
+    preview_change,
+)
 from tools.builtin._text import decode_bytes, encode_text, unified_diff
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
@@ -88,10 +93,10 @@ def _plan(inp: WriteInput, ctx: ToolUseContext) -> _Plan | str:
     return _Plan(path, dec.text, data, snap.mode)
 
 
-def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, _Plan | None, int]:
+def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | None]:
     plan = _plan(inp, ctx)
     if isinstance(plan, str):
-        return ToolResult(data=plan, is_error=True), None, 0
+        return ToolResult(data=plan, is_error=True), None
     mtime = atomic_write(plan.path, plan.data, plan.mode)
     if plan.before is None:
         kind, message = "create", f"File created successfully at: {plan.path}"
@@ -99,33 +104,26 @@ def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, _Plan | No
         kind, message = "update", f"The file {plan.path} has been updated."
     diff = unified_diff(str(plan.path), plan.before or "", inp.content)
     out = WriteOutput(file_path=str(plan.path), kind=kind, message=message, diff=diff)
-    return ToolResult(data=out), plan, mtime
+    return ToolResult(data=out), (plan.path, plan.data, mtime)
 
 
 async def _call(inp: WriteInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    try:
-        result, plan, mtime = await asyncio.to_thread(_apply, inp, ctx)
-    except OSError as exc:
-        path = resolve_path(inp.file_path, ctx.cwd)
-        return ToolResult(data=f"Cannot write {path}: {exc.strerror or exc}.", is_error=True)
-    if plan is not None:
-        record_whole_file(ctx.state.read_files, plan.path, plan.data, mtime)
-    return result
+    path = resolve_path(inp.file_path, ctx.cwd)
+    return await apply_change(_apply, inp, ctx, path=path, verb="write")
 
 
 async def _prepare_prompt(inp: WriteInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    try:
-        plan = await asyncio.to_thread(_plan, inp, ctx)
-    except OSError:
-        return None, None
-    if isinstance(plan, str):
-        return None, None
-    if plan.before is not None:
-        return unified_diff(str(plan.path), plan.before, inp.content), None
-    lines = inp.content.splitlines()
-    head = "\n".join(lines[:PREVIEW_LINES])
-    more = f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
-    return f"New file {plan.path}:\n{head}{more}", None
+    def render(plan: _Plan) -> str:
+        if plan.before is not None:
+            return unified_diff(str(plan.path), plan.before, inp.content)
+        lines = inp.content.splitlines()
+        head = "\n".join(lines[:PREVIEW_LINES])
+        more = (
+            f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
+        )
+        return f"New file {plan.path}:\n{head}{more}"
+
+    return await preview_change(_plan, inp, ctx, render)
 
 
 _FILE = PathField("file_path")
