@@ -243,7 +243,15 @@ def first_matching_path_rule(
     rules: Iterable[PermissionRule], path: Path | str, ctx: PermissionContext
 ) -> PermissionRule | None:
     """The first rule (in the given order) whose path pattern matches ``path``."""
+    # symlinks are resolved once for all the rules, and only if a rule has content
+    lexical: str | None = None
+    real = ""
     for rule in rules:
-        if path_rule_matches(rule, path, ctx):
+        if rule.value.content is None:
+            return rule
+        if lexical is None:
+            expanded = expand_path(path, ctx)
+            lexical, real = str(expanded), str(real_path(expanded))
+        if path_rule_matches_resolved(rule, lexical, real, ctx):
             return rule
     return None
