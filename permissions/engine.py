@@ -37,6 +37,7 @@ from permissions.types import (
     ReasonKind,
     RuleBehavior,
     RuleValue,
+    SafetyCheck,
     ToolKind,
     Verdict,
 )
@@ -95,6 +96,14 @@ class _Outcome:
     trace: list[str] = field(default_factory=list)
 
 
+# rule behaviours in the order they are tried, with the verdict and _Outcome slot each fills
+_SLOTS: tuple[tuple[RuleBehavior, Decision, str], ...] = (
+    (RuleBehavior.DENY, Decision.DENY, "deny"),
+    (RuleBehavior.ASK, Decision.ASK, "ask"),
+    (RuleBehavior.ALLOW, Decision.ALLOW, "allow"),
+)
+
+
 def _rule_verdict(decision: Decision, rule: PermissionRule, what: str = "") -> Verdict:
     tail = f" ({what})" if what else ""
     return Verdict(decision, f"{rule.describe()}{tail}", ReasonKind.RULE, rule)
@@ -121,13 +130,15 @@ def _raw_paths(request: PermissionRequest) -> list[str]:
     return raws + [str(p) for p in request.paths]
 
 
+def _safety_verdict(check: SafetyCheck) -> Verdict:
+    return Verdict(Decision.ASK, f"safety check: {check.message}", ReasonKind.SAFETY, safety=check)
+
+
 def _tricks(request: PermissionRequest, ctx: PermissionContext, out: _Outcome) -> None:
     for raw in _raw_paths(request):
         check = check_path_tricks(raw, ctx)
         if check is not None:
-            out.safety = Verdict(
-                Decision.ASK, f"safety check: {check.message}", ReasonKind.SAFETY, safety=check
-            )
+            out.safety = _safety_verdict(check)
             return
 
 
@@ -148,10 +159,7 @@ def _first_path_rule(
 def _read(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     out = _Outcome(read_only=request.is_read_only)
     paths = _paths(request, ctx)
-    for behavior, decision, slot in (
-        (RuleBehavior.DENY, Decision.DENY, "deny"),
-        (RuleBehavior.ASK, Decision.ASK, "ask"),
-    ):
+    for behavior, decision, slot in _SLOTS[:2]:  # allow rules need every path, below
         hit = _first_path_rule(_rules(ctx, request, behavior, "Read"), paths, ctx)
         if hit:
             setattr(out, slot, _rule_verdict(decision, hit[0], f"path {hit[1]}"))
@@ -205,10 +213,7 @@ def _edit(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     if out.safety is None:
         checks = [c for p in paths if (c := check_write_path(p, ctx)) is not None]
         if checks:
-            check = min(checks, key=lambda c: c.classifier_approvable)
-            out.safety = Verdict(
-                Decision.ASK, f"safety check: {check.message}", ReasonKind.SAFETY, safety=check
-            )
+            out.safety = _safety_verdict(min(checks, key=lambda c: c.classifier_approvable))
     allows = _rules(ctx, request, RuleBehavior.ALLOW, "Edit")
     rules = [first_matching_path_rule(allows, p, ctx) for p in paths]
     if all(rules):
@@ -232,11 +237,7 @@ def _edit(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
 def _fetch(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     out = _Outcome(read_only=request.is_read_only)
     url = request.url or str(request.input.get("url", ""))
-    for behavior, decision, slot in (
-        (RuleBehavior.DENY, Decision.DENY, "deny"),
-        (RuleBehavior.ASK, Decision.ASK, "ask"),
-        (RuleBehavior.ALLOW, Decision.ALLOW, "allow"),
-    ):
+    for behavior, decision, slot in _SLOTS:
         for r in _rules(ctx, request, behavior, "WebFetch"):
             if not _is_param_rule(r, request) and domain_rule_matches(r.value.content, url):
                 setattr(out, slot, _rule_verdict(decision, r, url))
@@ -255,11 +256,7 @@ def _fetch(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
 def _generic(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     out = _Outcome(read_only=request.is_read_only)
     name = canonical_tool_name(request.tool_name)
-    for behavior, decision, slot in (
-        (RuleBehavior.DENY, Decision.DENY, "deny"),
-        (RuleBehavior.ASK, Decision.ASK, "ask"),
-        (RuleBehavior.ALLOW, Decision.ALLOW, "allow"),
-    ):
+    for behavior, decision, slot in _SLOTS:
         for r in _rules(ctx, request, behavior, name):
             if _is_param_rule(r, request):
                 continue  # parameter rules are judged at the tool level (deny/ask only)
