@@ -98,12 +98,12 @@ def _protected_reason(path: Path) -> str | None:
 def is_protected_path(path: Path | str, ctx: PermissionContext) -> str | None:
     """The protected location ``path`` (as written or its real target) falls in, or None."""
     lexical = expand_path(path, ctx)
-    found = _protected_reason(lexical)
-    if found is None:
-        real = real_path(lexical)
-        if real != lexical:
-            found = _protected_reason(real)
-    return found
+    # the symlink target is resolved only when the path as written is not protected
+    return _protected_reason(lexical) or _protected_target(lexical, real_path(lexical))
+
+
+def _protected_target(lexical: Path, real: Path) -> str | None:
+    return _protected_reason(real) if real != lexical else None
 
 
 def check_write_path(path: Path, ctx: PermissionContext) -> SafetyCheck | None:
@@ -120,7 +120,7 @@ def check_write_path(path: Path, ctx: PermissionContext) -> SafetyCheck | None:
                 f"{lexical} is a symlink leading out of the working directories (to {real})",
                 classifier_approvable=False,
             )
-    where = is_protected_path(lexical, ctx)
+    where = _protected_reason(lexical) or _protected_target(lexical, real)
     if where is not None:
         return SafetyCheck(f"{lexical} is a protected path ({where})", classifier_approvable=True)
     return None
