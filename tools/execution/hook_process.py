@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.process_group import group_has_live_members
+
 __all__ = ["MAX_CAPTURE_BYTES", "ProcessResult", "group_has_live_members", "run_process"]
 
 # Bytes kept per stream; the rest is read and discarded so the hook never blocks on a full pipe.
@@ -35,34 +37,6 @@ class ProcessResult:
     spawn_error: str | None = None
     stdout_truncated: bool = False
     stderr_truncated: bool = False
-
-
-def group_has_live_members(pgid: int) -> bool:
-    """True while a non-zombie process of group ``pgid`` exists.
-
-    ``killpg(pgid, 0)`` is not enough: it succeeds while only zombies are left.
-    """
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ..."; comm may itself contain spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
 
 
 async def _kill_group(pgid: int, grace_s: float) -> None:

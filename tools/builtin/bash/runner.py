@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tools.builtin.reaper import note_group, owner_env
 from tools.context import AbortSignal
+from tools.process_group import live_group_members
 
 __all__ = [
     "KILL_GRACE_S",
@@ -66,31 +67,6 @@ def signal_name(signum: int) -> str:
         return signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
-
-
-def live_group_members(pgid: int) -> list[int]:
-    """PIDs in process group ``pgid`` that are not zombies (``/proc/*/stat`` scan).
-
-    ``killpg(pgid, 0)`` is not enough: it succeeds while only zombies remain.
-    """
-    members: list[int] = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return members
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # The command name may contain spaces and parentheses: parse after the last ')'.
-        rest = stat[stat.rfind(b")") + 2 :].split()
-        if len(rest) >= 3 and rest[0] != b"Z" and rest[2] == str(pgid).encode():
-            members.append(int(entry))
-    return members
 
 
 def _killpg(pgid: int, sig: int) -> bool:
