@@ -295,7 +295,8 @@ def _bash(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
     # the analysis' own trace (per subcommand) goes under the engine's header, once
     lines = v.trace or tuple(f"`{s.text}`: {s.judgement}" for s in a.subcommands)
     out.trace = [f"  {line}" for line in lines]
-    v = _retrace(v, ())
+    # the constructor, not dataclasses.replace: this runs on every bash decision
+    v = Verdict(v.decision, v.reason, v.kind, v.rule, v.safety, v.suggestions)
     if v.decision is Decision.DENY:
         out.deny = v
     elif v.decision is Decision.ALLOW:
@@ -346,14 +347,8 @@ def _tool_level(
     return None
 
 
-def _retrace(v: Verdict, trace: tuple[str, ...]) -> Verdict:
-    # the constructor, not dataclasses.replace: this runs on every decision
-    return Verdict(v.decision, v.reason, v.kind, v.rule, v.safety, v.suggestions, trace)
-
-
 def _done(v: Verdict, trace: list[str], line: str | None = None) -> Verdict:
-    lines = [*trace, line] if line else trace
-    return _retrace(v, v.trace + tuple(lines))
+    return v.with_trace(*trace, line) if line else v.with_trace(*trace)
 
 
 def decide(request: PermissionRequest, ctx: PermissionContext) -> Verdict:
