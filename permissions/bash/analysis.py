@@ -10,7 +10,6 @@ documented transparent wrappers and safe environment assignments.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from permissions.bash.parse import ParsedScript, SimpleCommand, parse_simple_commands
@@ -294,7 +293,3 @@ def sed_in_place_operands(args: list[str]) -> list[str] | None:
             operands.append(a)
     explicit_e = any(a.startswith(("-e", "--expression")) for a in args)
     return operands if explicit_e else operands[1:]
-
-
-def iter_commands(script: ParsedScript) -> Iterator[SimpleCommand]:
-    yield from script.commands
