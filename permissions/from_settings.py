@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from permissions.domains import is_domain_rule
 from permissions.engine import is_anchored_tool_glob
 from permissions.params import PRIMARY_FIELDS, parse_param_rule
 from permissions.rules import RuleSyntaxError, parse_rule
@@ -81,7 +82,7 @@ def _is_param_shaped(value: RuleValue) -> str | None:
         return None
     if value.tool_name == "Bash" and content.rstrip().endswith(":*"):
         return None  # legacy prefix form
-    if value.tool_name == "WebFetch" and content.startswith("domain:"):
+    if value.tool_name == "WebFetch" and is_domain_rule(content):
         return None
     if p.name in PRIMARY_FIELDS or p.name in _KNOWN_PARAMS.get(value.tool_name, ()):
         return p.name
