@@ -36,7 +36,13 @@ from config.layers import LayerFile, parse_settings_text, read_settings_file
 from config.loaded import BEHAVIORS, LoadedSettings, RuleEntry
 from config.merge import combine_hooks, deep_merge, subtract_hooks
 from config.models import Settings
-from config.paths import display_path, find_project_root, policy_files, resolve_config_dirs
+from config.paths import (
+    display_path,
+    expand_home,
+    find_project_root,
+    policy_files,
+    resolve_config_dirs,
+)
 from config.trust import Withheld, local_file_is_users, split_untrusted
 
 __all__ = ["load_settings"]
@@ -70,8 +76,7 @@ def _cli_layer(cli_settings: str, cwd: Path, home: Path) -> LayerFile:
         data, error, kept = parse_settings_text(cli_settings, "--settings")
         return LayerFile("cliArg", None, data, error, cwd, "--settings (inline JSON)", kept)
     raw = cli_settings.strip()
-    path = Path(str(home) + raw[1:]) if raw == "~" or raw.startswith("~/") else Path(raw)
-    path = Path(os.path.abspath(cwd / path))
+    path = Path(os.path.abspath(cwd / expand_home(raw, home)))
     shown = display_path(path, home)
     layer = read_settings_file("cliArg", path, path.parent, shown, must_exist=True)
     assert layer is not None  # must_exist: a missing file is a layer with an error
@@ -100,8 +105,7 @@ def _drop_auto(layer: LayerFile, data: dict[str, Any], warnings: list[str]) -> d
 
 
 def _resolve_dir(raw: str, base: Path, home: Path) -> Path:
-    text = str(home) + raw[1:] if raw == "~" or raw.startswith("~/") else raw
-    return Path(os.path.normpath(base / text))
+    return Path(os.path.normpath(base / expand_home(raw, home)))
 
 
 def load_settings(

@@ -17,6 +17,7 @@ __all__ = [
     "NERVE_POLICY_DIR",
     "ConfigDirs",
     "display_path",
+    "expand_home",
     "find_project_root",
     "local_settings_path",
     "policy_files",
@@ -54,13 +55,16 @@ class ConfigDirs:
     claude_policy: Path
 
 
+def expand_home(text: str, home: Path) -> str:
+    """``text`` with a leading ``~`` or ``~/`` replaced by ``home`` (``~user`` is left alone)."""
+    return str(home) + text[1:] if text == "~" or text.startswith("~/") else text
+
+
 def _env_path(environ: Mapping[str, str], name: str, home: Path) -> Path | None:
     value = environ.get(name, "").strip()
     if not value:
         return None
-    if value == "~" or value.startswith("~/"):
-        value = str(home) + value[1:]
-    return Path(os.path.abspath(value))
+    return Path(os.path.abspath(expand_home(value, home)))
 
 
 def resolve_config_dirs(
