@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.messages import answer_dangling_tool_uses, tool_use_ids
 from agent_cli.session_api import BackgroundTaskView
@@ -23,6 +23,9 @@ from agent_cli.transcript import (
     read_records,
 )
 
+if TYPE_CHECKING:
+    from permissions.types import PermissionMode, PermissionRule
+
 __all__ = [
     "RESUME_INTERRUPTED",
     "SessionError",
@@ -32,6 +35,7 @@ __all__ = [
     "has_conversation",
     "previous_tasks",
     "repair_for_resume",
+    "restored_permissions",
     "session_title",
 ]
 
@@ -200,6 +204,36 @@ def repair_for_resume(
             transcript.user(answer, interrupted=True)
         messages = coalesce_messages([*messages, answer])
     return answer_dangling_tool_uses(messages, RESUME_INTERRUPTED)
+
+
+def restored_permissions(
+    reader: TranscriptReader, cwd: Path
+) -> tuple[list[PermissionRule], PermissionMode | None, list[str]]:
+    """The session rules and permission mode a stored session had, and warnings.
+
+    A stored rule that no longer parses is skipped with a warning. The mode is ``None`` when
+    there is none to restore: none recorded, one this version does not know, or plan or bypass
+    (a resumed session is never silently back in either).
+    """
+    from permissions.rules import RuleSyntaxError, make_rule
+    from permissions.types import PermissionMode, RuleSource
+
+    rules: list[PermissionRule] = []
+    warnings: list[str] = []
+    for stored in reader.session_rules:
+        try:
+            rules.append(make_rule(stored["rule"], stored["behavior"], RuleSource.SESSION, cwd))
+        except (RuleSyntaxError, ValueError):
+            warnings.append(f"skipped a stored session rule {stored!r}")
+    mode: PermissionMode | None = None
+    if reader.permission_mode:
+        try:
+            mode = PermissionMode.parse(reader.permission_mode)
+        except ValueError:
+            mode = None
+        if mode in (PermissionMode.PLAN, PermissionMode.BYPASS):
+            mode = None
+    return rules, mode, warnings
 
 
 def copy_for_fork(reader: TranscriptReader, transcript: TranscriptWriter) -> None:

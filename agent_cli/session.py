@@ -17,7 +17,7 @@ from typing import Any
 from agent_cli.events import AgentEvent, Notice
 from agent_cli.loop import AgentLoop, LoopConfig, ModelPort
 from agent_cli.options import RunOptions
-from agent_cli.resume import SessionError, find_session, repair_for_resume
+from agent_cli.resume import SessionError, find_session, repair_for_resume, restored_permissions
 from agent_cli.session_admin import SessionAdmin
 from agent_cli.session_api import PermissionHandler
 from agent_cli.session_factory import build_session, restore_read_files
@@ -203,7 +203,6 @@ class AgentSession(SessionAdmin):
 
     async def resume(self, session_id: str) -> list[dict[str, Any]]:
         """Switch to a stored session (``/resume``): the same restoration as ``nerve -r ID``."""
-        from permissions.rules import RuleSyntaxError, make_rule
         from tools.builtin.todo import restore_todos
         from tools.context import ReadFileState
 
@@ -222,29 +221,17 @@ class AgentSession(SessionAdmin):
             self.loop.transcript = self.transcript
         self.session_id = reader.session_id or path.stem
         perms = self.ctx.permissions
-        rules = [r for r in perms.rules if r.source is not RuleSource.SESSION]
-        for stored in reader.session_rules:
-            try:
-                rules.append(
-                    make_rule(stored["rule"], stored["behavior"], RuleSource.SESSION, self.cwd)
-                )
-            except (RuleSyntaxError, ValueError):
-                self.warnings.append(f"skipped a stored session rule {stored!r}")
-        mode = PermissionMode.DEFAULT
-        if reader.permission_mode:
-            try:
-                restored = PermissionMode.parse(reader.permission_mode)
-            except ValueError:
-                restored = PermissionMode.DEFAULT
-            # never silently back in plan or bypass mode
-            if restored not in (PermissionMode.PLAN, PermissionMode.BYPASS):
-                mode = restored
+        stored_rules, mode, rule_warnings = restored_permissions(reader, self.cwd)
+        rules = [r for r in perms.rules if r.source is not RuleSource.SESSION] + stored_rules
+        self.warnings += rule_warnings
         read_files = ReadFileState()
         self.warnings += restore_read_files(reader, read_files)
         self.loop.ctx.state.read_files = read_files
         self.loop.ctx = replace(
             self.ctx,
-            permissions=replace(perms, rules=tuple(rules), mode=mode),
+            permissions=replace(
+                perms, rules=tuple(rules), mode=PermissionMode.DEFAULT if mode is None else mode
+            ),
             options=replace(
                 self.ctx.options,
                 session_id=self.session_id,

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.options import RunOptions
 from agent_cli.prompt import build_system_prompt, gather_environment
-from agent_cli.resume import SessionError, copy_for_fork, find_session, repair_for_resume
+from agent_cli.resume import (
+    SessionError,
+    copy_for_fork,
+    find_session,
+    repair_for_resume,
+    restored_permissions,
+)
 from agent_cli.transcript import TranscriptReader, TranscriptWriter, project_dir
 from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource
 from tools.context import Callbacks, ReadRecord, ToolOptions, ToolUseContext
@@ -75,12 +81,11 @@ def build_session(
                 extra_rules.append(make_rule(text, behavior, RuleSource.CLI, cwd))
             except RuleSyntaxError as exc:
                 raise SessionError(f"bad rule {text!r}: {exc}") from exc
+    restored_mode: PermissionMode | None = None
     if reader is not None:
-        for r in reader.session_rules:
-            try:
-                extra_rules.append(make_rule(r["rule"], r["behavior"], RuleSource.SESSION, cwd))
-            except (RuleSyntaxError, ValueError):
-                warnings.append(f"skipped a stored session rule {r!r}")
+        stored_rules, restored_mode, rule_warnings = restored_permissions(reader, cwd)
+        extra_rules += stored_rules
+        warnings += rule_warnings
 
     mode: PermissionMode | None = None
     bypass = options.dangerously_skip_permissions
@@ -89,11 +94,8 @@ def build_session(
     elif options.permission_mode:
         mode = PermissionMode.parse(options.permission_mode)
         bypass = mode is PermissionMode.BYPASS
-    elif reader is not None and reader.permission_mode:
-        restored = PermissionMode.parse(reader.permission_mode)
-        # A resumed session keeps its mode, except plan and bypass (never silently back on).
-        if restored not in (PermissionMode.PLAN, PermissionMode.BYPASS):
-            mode = restored
+    else:
+        mode = restored_mode
     perm_ctx, perm_warnings = permission_context_from_settings(
         settings,
         cwd=cwd,

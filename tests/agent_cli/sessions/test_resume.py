@@ -259,6 +259,23 @@ async def test_mode_restored_except_plan_and_bypass(
     assert TranscriptReader.load(s.transcript.path).permission_mode == restored
 
 
+async def test_unknown_stored_mode_resumes_in_default_mode(in_process: Harness) -> None:
+    s = _create(in_process, permission_mode="acceptEdits")
+    assert s.transcript is not None
+    s.transcript.user({"role": "user", "content": "hello"})
+    # A mode written by another version (or a damaged line): resumed, not a crash.
+    s.transcript.meta("permission-mode", mode="notAMode")
+    await s.close()
+    again = _create(in_process, continue_session=True)
+    assert again.session_id == s.session_id and again.mode == "default"
+    again.set_mode("acceptEdits")
+    assert again.transcript is not None
+    again.transcript.meta("permission-mode", mode="notAMode")
+    await again.resume(s.session_id)
+    assert again.mode == "default"
+    await again.close()
+
+
 async def test_session_rules_restored_and_removed_ones_stay_removed(in_process: Harness) -> None:
     s = _create(in_process)
     s.add_rule("allow", "Bash(touch *)", "session")
