@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 from rich.console import RenderableType
@@ -18,9 +17,9 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from agent_cli.tui.guard import GuardedModal
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 __all__ = ["PermissionScreen", "ask_in_modal", "describe_input", "reason_lines", "rules_label"]
@@ -76,7 +75,7 @@ def _preview(text: str) -> RenderableType:
     return out
 
 
-class PermissionScreen(ModalScreen[PermissionResponse]):
+class PermissionScreen(GuardedModal[PermissionResponse]):
     """Asks whether one tool call may run; dismisses with a PermissionResponse."""
 
     BINDINGS = [
@@ -91,11 +90,8 @@ class PermissionScreen(ModalScreen[PermissionResponse]):
     ]
 
     def __init__(self, prompt: PermissionPrompt, *, guard_s: float = 0.5) -> None:
-        super().__init__()
+        super().__init__(guard_s=guard_s)
         self.prompt = prompt
-        self.guard_s = guard_s
-        self.shown_at = float("inf")
-        self.ignored_keys = 0
         self._options: list[tuple[str, str]] = [("yes", "Yes")]
         if prompt.verdict.suggestions:
             self._options.append(("always", f"Yes, and don't ask again for {rules_label(prompt)}"))
@@ -120,14 +116,9 @@ class PermissionScreen(ModalScreen[PermissionResponse]):
             yield self._feedback
 
     def on_mount(self) -> None:
-        self.shown_at = time.monotonic()
+        self._start_guard()
         self._feedback.display = False
         self._render_options()
-
-    @property
-    def armed(self) -> bool:
-        """False during the guard period: keys then are typing meant for the prompt."""
-        return time.monotonic() - self.shown_at >= self.guard_s
 
     def _render_options(self) -> None:
         keys = {"yes": "y", "always": "a", "no": "n"}
@@ -149,12 +140,6 @@ class PermissionScreen(ModalScreen[PermissionResponse]):
                 PermissionAnswer.ALLOW_ALWAYS, rules=tuple(self.prompt.verdict.suggestions)
             )
         return PermissionResponse(PermissionAnswer.DENY, feedback=feedback or None)
-
-    def _guarded(self) -> bool:
-        if self.armed:
-            return False
-        self.ignored_keys += 1
-        return True
 
     def action_answer(self, kind: str) -> None:
         if self._guarded() or self._feedback.has_focus:

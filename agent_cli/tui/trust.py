@@ -8,17 +8,16 @@ ignored for the first ``guard_s`` seconds, so typing meant for the prompt never 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from agent_cli.trust import TrustError, TrustQuestion, mark_trusted
+from agent_cli.tui.guard import GuardedModal
 
 __all__ = ["TrustScreen", "ask_trust_in_modal", "settle_trust"]
 
@@ -28,7 +27,7 @@ _OPTIONS: tuple[tuple[bool, str, str], ...] = (
 )
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(GuardedModal[bool]):
     """Asks whether the project's settings may apply; dismisses with ``True`` to trust."""
 
     DEFAULT_CSS = """
@@ -47,11 +46,8 @@ class TrustScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, question: TrustQuestion, *, guard_s: float = 0.5) -> None:
-        super().__init__()
+        super().__init__(guard_s=guard_s)
         self.question = question
-        self.guard_s = guard_s
-        self.shown_at = float("inf")
-        self.ignored_keys = 0
         self._selected = 1  # "No": fail closed on a stray Enter
         self._options_view = Static("", markup=False, id="trust-options")
 
@@ -79,13 +75,8 @@ class TrustScreen(ModalScreen[bool]):
             yield self._options_view
 
     def on_mount(self) -> None:
-        self.shown_at = time.monotonic()
+        self._start_guard()
         self._render_options()
-
-    @property
-    def armed(self) -> bool:
-        """False during the guard period: keys then are typing meant for the prompt."""
-        return time.monotonic() - self.shown_at >= self.guard_s
 
     def _render_options(self) -> None:
         out = Text()
@@ -94,12 +85,6 @@ class TrustScreen(ModalScreen[bool]):
             style = "bold" if i == self._selected else ""
             out.append(f"{mark} {i + 1}. {label}  ({key})\n", style=style)
         self._options_view.update(out)
-
-    def _guarded(self) -> bool:
-        if self.armed:
-            return False
-        self.ignored_keys += 1
-        return True
 
     def action_answer(self, trust: bool) -> None:
         if not self._guarded():
