@@ -42,13 +42,13 @@ environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL
 
 
 def _permissions(argv: Sequence[str]) -> int:
-    from agent_cli.commands.permissions_check import run
+    from agent_cli.subcommands.permissions_check import run
 
     return run(argv)
 
 
 def _demo(argv: Sequence[str]) -> int:
-    from agent_cli.demo import run_demo
+    from agent_cli.frontends.demo import run_demo
 
     return run_demo(argv)
 
@@ -69,10 +69,10 @@ def _run(argv: Sequence[str]) -> int:
         print("Try 'nerve --help'.", file=sys.stderr)
         return 2
     if options.print_mode:
-        from agent_cli.print_mode import run_print_mode
+        from agent_cli.frontends.print_mode import run_print_mode
 
         return run_print_mode(options)
-    from agent_cli.interactive import run_interactive
+    from agent_cli.frontends.interactive import run_interactive
 
     return run_interactive(options)
 

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent_cli.transcript import TranscriptWriter  # noqa: E402
+from agent_cli.transcripts.transcript import TranscriptWriter  # noqa: E402
 
 LOAD_TARGET_S = 2.0
 ROUNDS = 3
@@ -114,8 +114,8 @@ _CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[2])
 from pathlib import Path
-from agent_cli.transcript import TranscriptReader
-from agent_cli.resume import repair_for_resume
+from agent_cli.transcripts.transcript import TranscriptReader
+from agent_cli.session.resume import repair_for_resume
 
 def vm(key):
     for line in open("/proc/self/status"):

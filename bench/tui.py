@@ -231,8 +231,8 @@ def markdown_tokens(n: int) -> list[str]:
 
 
 async def bench_stream(n_tokens: int) -> dict[str, Any]:
-    from agent_cli.events import TextDelta, TurnFinished
-    from agent_cli.history import PromptHistory
+    from agent_cli.loop.events import TextDelta, TurnFinished
+    from agent_cli.transcripts.history import PromptHistory
     from agent_cli.tui.app import NerveApp
 
     tokens = markdown_tokens(n_tokens)
@@ -330,7 +330,7 @@ def long_conversation(n: int) -> list[dict[str, Any]]:
 
 
 async def bench_open(n: int) -> dict[str, Any]:
-    from agent_cli.history import PromptHistory
+    from agent_cli.transcripts.history import PromptHistory
     from agent_cli.tui.app import NerveApp
 
     session = StubSession()

@@ -8,7 +8,7 @@ shipped, see :func:`local_file_is_users`) contributes only what restricts: ``per
 withheld, by an allowlist rather than a denylist, so a key we do not know yet (``statusLine``,
 ``apiKeyHelper``, ``otelHeadersHelper`` ... several run commands) fails closed.
 
-Whether the folder is trusted is the caller's business (``agent_cli.trust`` keeps the store);
+Whether the folder is trusted is the caller's business (``agent_cli.session.trust`` keeps the store);
 this module only filters and describes what it filtered.
 """
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_cli.session_api import SessionPort
+    from agent_cli.session.port import SessionPort
 
 __all__ = ["run_tui"]
 

@@ -16,19 +16,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from agent_cli.history import PromptHistory
-from agent_cli.tui.commands import COMMANDS, WITHOUT_SESSION, parse_slash, run_command
+from agent_cli.slash.registry import parse_slash
+from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.labels import status_text
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
+from agent_cli.tui.slash_host import run_slash, slash_descriptions, works_without_session
 from agent_cli.tui.startup import SessionFactory, SessionHost, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
 
 if TYPE_CHECKING:
-    from agent_cli.session_api import SessionPort
-    from agent_cli.trust import TrustQuestion
+    from agent_cli.session.port import SessionPort
+    from agent_cli.session.trust import TrustQuestion
     from agent_cli.tui.markdown import AssistantMessage
     from tools.context import PermissionPrompt, PermissionResponse
 
@@ -130,9 +131,7 @@ class NerveApp(SessionHost):
             await self.conversation.load(entries_from_messages(messages))
             self.say(f"Resumed session {session.session_id}.")
         elif self.open_resume_picker:
-            from agent_cli.tui.commands import run_command
-
-            await run_command(self, "resume", "")
+            await run_slash(self, "resume", "")
         pending, self.pending = self.pending, []
         for text in pending:
             await self._dispatch(text)
@@ -148,7 +147,7 @@ class NerveApp(SessionHost):
 
     def _complete(self, text: str, cursor: int) -> list[Completion]:
         if text.startswith("/"):
-            return slash_completions(text, COMMANDS)
+            return slash_completions(text, slash_descriptions())
         return path_completions(self.cwd, text, cursor)
 
     # -- output helpers ------------------------------------------------------------------
@@ -178,7 +177,7 @@ class NerveApp(SessionHost):
         self.prompt_input.remember(text)
         self.history.append(text)
         slash = parse_slash(text)
-        if not self.session_ready and not (slash is not None and slash[0] in WITHOUT_SESSION):
+        if not self.session_ready and not (slash is not None and works_without_session(slash[0])):
             if self.startup_error is not None:
                 self.say(f"No session: {self.startup_error} (/exit to quit)", "error")
             else:
@@ -191,7 +190,7 @@ class NerveApp(SessionHost):
         """Route a submitted line: a slash command, ``!shell``, or a prompt for the model."""
         slash = parse_slash(text)
         if slash is not None:
-            await run_command(self, *slash)
+            await run_slash(self, *slash)
         elif text.startswith("!") and text[1:].strip():
             self._run_shell(text[1:].strip())
         elif self.turn_running:
@@ -258,7 +257,7 @@ class NerveApp(SessionHost):
     async def handle_event(self, event: Any) -> None:
         """Render one agent event in place."""
         # Imported here, not at the top: the event classes cost ~10 ms the first frame can skip.
-        from agent_cli.events import (
+        from agent_cli.loop.events import (
             ErrorEvent,
             Notice,
             PermissionDecided,

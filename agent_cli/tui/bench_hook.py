@@ -1,6 +1,6 @@
 """Bench hook: ``NERVE_BENCH_FIRST_FRAME=<file>`` makes the app record its start-up, then exit.
 
-Used by ``bench/tui.py`` and ``tests/agent_cli/test_startup.py``; not a user feature. The app
+Used by ``bench/tui.py`` and ``tests/agent_cli/frontends/test_interactive_startup.py``; not a user feature. The app
 writes ``{"t": <time.time() at the first frame>, "modules": [<sys.modules then>]}`` to the file
 as soon as the first frame is painted, then, when the session is ready (or failed), rewrites it
 with ``"ready": <time.time()>`` and ``"error": <message or null>`` added, and exits with 0

@@ -7,7 +7,7 @@ factory in a thread, then asks the session to ``prewarm`` (import the SDK in the
 The subclass decides what the user sees through ``session_started`` and ``session_failed``.
 
 Folder trust comes before the build: a factory may also have a ``trust_question()`` method
-(``agent_cli.trust.TrustQuestion`` or ``None``), run in a thread first; if it returns a question
+(``agent_cli.session.trust.TrustQuestion`` or ``None``), run in a thread first; if it returns a question
 the subclass's ``resolve_trust`` answers it (the TUI asks the user) before the factory runs, so
 the session is built once, with the settings the answer allows.
 """
@@ -25,8 +25,8 @@ from textual.app import App
 from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 
 if TYPE_CHECKING:
-    from agent_cli.session_api import SessionPort
-    from agent_cli.trust import TrustQuestion
+    from agent_cli.session.port import SessionPort
+    from agent_cli.session.trust import TrustQuestion
 
 __all__ = ["CLOSE_WAIT_S", "SessionFactory", "SessionHost", "SessionNotReady", "startup_message"]
 
@@ -157,7 +157,7 @@ class SessionHost(App[int]):
 def startup_message(exc: BaseException) -> str:
     """What the user reads when the session could not be built."""
     from agent_cli.model.config import MissingApiKey
-    from agent_cli.resume import SessionError
+    from agent_cli.session.resume import SessionError
 
     if isinstance(exc, (MissingApiKey, SessionError, ValueError)):
         return str(exc) or type(exc).__name__

@@ -7,13 +7,14 @@ generic "Todos have been modified..." text, which is meant for the model, not th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["GLYPHS", "TODO_TOOL", "checklist", "result_view", "todo_items"]
+from agent_cli.slash.text import checklist
+
+__all__ = ["TODO_TOOL", "result_view", "todo_items"]
 
 TODO_TOOL = "TodoWrite"
-GLYPHS: dict[str, str] = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
 
 
 def todo_items(output: Any) -> list[dict[str, Any]] | None:
@@ -25,16 +26,6 @@ def todo_items(output: Any) -> list[dict[str, Any]] | None:
     if not isinstance(items, list):
         return None
     return [dict(t) for t in items if isinstance(t, Mapping)]
-
-
-def checklist(items: Iterable[Mapping[str, Any]]) -> str:
-    """One line per item: ☐ pending, ◐ in progress, ☑ completed (unknown status: ☐)."""
-    lines = []
-    for item in items:
-        glyph = GLYPHS.get(str(item.get("status")), GLYPHS["pending"])
-        content = " ".join(str(item.get("content", "")).split())  # one line per item
-        lines.append(f"{glyph} {content}")
-    return "\n".join(lines) if lines else "(no todos)"
 
 
 def result_view(name: str, content: Any, is_error: bool, output: Any) -> tuple[Any, bool]:

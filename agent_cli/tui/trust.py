@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from agent_cli.trust import TrustError, TrustQuestion, mark_trusted
+from agent_cli.session.trust import TrustError, TrustQuestion, mark_trusted
 from agent_cli.tui.guard import GuardedModal
 
 __all__ = ["TrustScreen", "ask_trust_in_modal", "settle_trust"]

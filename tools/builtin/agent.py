@@ -2,7 +2,7 @@
 
 The tool layer cannot run a model loop (``tools`` never imports ``agent_cli``), so the tool
 declares a port, :class:`SubagentRunner`, and finds its implementation in
-``ctx.options.extra["subagent_runner"]`` (``agent_cli.subagents`` provides it). The runner gives
+``ctx.options.extra["subagent_runner"]`` (``agent_cli.agents.runner`` provides it). The runner gives
 the child a context made by ``create_subagent_context`` (its permission asks bubble up to the
 parent's prompt, its abort signal is a child of the parent's), records the child's conversation
 in a sidechain transcript, and returns its final text.
@@ -135,7 +135,7 @@ class AgentProgress:
 
 @runtime_checkable
 class SubagentRunner(Protocol):
-    """The port the Agent tool calls (implemented in ``agent_cli.subagents``)."""
+    """The port the Agent tool calls (implemented in ``agent_cli.agents.runner``)."""
 
     def agent_types(self) -> Sequence[AgentDefinition]:
         """The sub-agent types this session offers."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.history import PromptHistory
+from agent_cli.transcripts.history import PromptHistory
 from tests.agent_cli.tui.fakes import FakeSession
 
 SIZE = (100, 30)

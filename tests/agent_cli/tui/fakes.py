@@ -9,14 +9,19 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import (
+from agent_cli.loop.events import (
     AgentEvent,
     PermissionDecided,
     ToolFinished,
     ToolStarted,
     TurnFinished,
 )
-from agent_cli.session_api import BackgroundTaskView, PermissionHandler, RuleView, ToolView
+from agent_cli.session.port import (
+    BackgroundTaskView,
+    PermissionHandler,
+    RuleView,
+    ToolView,
+)
 from permissions.types import (
     Decision,
     PermissionRule,

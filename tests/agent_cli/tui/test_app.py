@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_cli.events import (
+from agent_cli.loop.events import (
     ErrorEvent,
     Notice,
     RetryEvent,
@@ -15,7 +15,7 @@ from agent_cli.events import (
     ToolStarted,
     TurnFinished,
 )
-from agent_cli.history import PromptHistory
+from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession, Hold

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_cli.session_api import RuleView, ToolView
-from agent_cli.tui.commands import parse_slash
+from agent_cli.session.port import RuleView, ToolView
+from agent_cli.slash.registry import parse_slash
 from agent_cli.tui.conversation import WINDOW, entries_from_messages
 from agent_cli.tui.resume import ResumeScreen
 from agent_cli.tui.widgets import MarkdownText, NoticeLine, ToolCall, UserMessage

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agent_cli.events import TextDelta, TurnFinished
+from agent_cli.loop.events import TextDelta, TurnFinished
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
 from permissions.types import RuleValue

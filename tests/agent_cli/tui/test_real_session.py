@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_cli.history import PromptHistory
 from agent_cli.options import RunOptions
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
+from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
@@ -52,7 +52,7 @@ def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def _app(project: Path, *, factory: bool = False, **options: Any) -> Any:
     """The app over a real session; with ``factory`` it builds it in a thread, as ``nerve`` does."""
-    from agent_cli.session import AgentSession
+    from agent_cli.session.agent_session import AgentSession
     from agent_cli.tui.app import NerveApp
 
     def build() -> AgentSession:

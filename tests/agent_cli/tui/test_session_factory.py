@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_cli.events import TextDelta, TurnFinished
+from agent_cli.loop.events import TextDelta, TurnFinished
 from agent_cli.model.config import MissingApiKey
-from agent_cli.resume import SessionError
+from agent_cli.session.resume import SessionError
 from agent_cli.tui.app import STARTING, SessionNotReady
 from agent_cli.tui.startup import startup_message
 from agent_cli.tui.widgets import NoticeLine, UserMessage

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_cli.events import TextDelta, ToolFinished, ToolProgress, ToolStarted, TurnFinished
-from agent_cli.history import PromptHistory
+from agent_cli.loop.events import TextDelta, ToolFinished, ToolProgress, ToolStarted, TurnFinished
+from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.app import NerveApp
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.widgets import ToolCall

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.events import ToolFinished, ToolStarted, TurnFinished
-from agent_cli.session_api import BackgroundTaskView
-from agent_cli.tui.todos import checklist, result_view, todo_items
+from agent_cli.loop.events import ToolFinished, ToolStarted, TurnFinished
+from agent_cli.session.port import BackgroundTaskView
+from agent_cli.slash.text import checklist
+from agent_cli.tui.todos import result_view, todo_items
 from agent_cli.tui.widgets import NoticeLine, ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agent_cli.history import PromptHistory
-from agent_cli.interactive import InteractiveFactory
+from agent_cli.frontends.interactive import InteractiveFactory
 from agent_cli.options import RunOptions
-from agent_cli.trust import STORE_NAME, TrustStore
+from agent_cli.session.trust import STORE_NAME, TrustStore
+from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.trust import TrustScreen
 from agent_cli.tui.widgets import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
@@ -157,7 +157,7 @@ async def test_no_prompt_when_trusted_or_when_only_restricting(project: Path) ->
 async def test_an_unwritable_store_still_trusts_for_this_session(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_cli.trust import TrustQuestion, is_trusted
+    from agent_cli.session.trust import TrustQuestion, is_trusted
     from agent_cli.tui.trust import settle_trust
 
     blocked = project.parent / "not-a-dir"

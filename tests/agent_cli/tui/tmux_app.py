@@ -13,7 +13,7 @@ from pathlib import Path
 def main() -> int:
     scenario_path, project = Path(sys.argv[1]), Path(sys.argv[2])
     from agent_cli.options import RunOptions
-    from agent_cli.session import AgentSession
+    from agent_cli.session.agent_session import AgentSession
     from agent_cli.testing import Scenario, ScriptedServer
     from agent_cli.tui import run_tui
 

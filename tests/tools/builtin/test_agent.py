@@ -1,7 +1,7 @@
 """The Agent tool through the real pipeline, with a scripted SubagentRunner (the port).
 
 The runner here is a test double for the port only; the real runner (child AgentLoop, sidechain
-transcript, bubbled prompts) is tested in ``tests/agent_cli/test_subagents.py``.
+transcript, bubbled prompts) is tested in ``tests/agent_cli/agents/test_runner.py``.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import Notice, TurnFinished
+from agent_cli.loop.events import Notice, TurnFinished
 from agent_cli.options import RunOptions
-from agent_cli.session import AgentSession
+from agent_cli.session.agent_session import AgentSession
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
 from tests.tools.mcp.conftest import SERVERS, live_pids_with
 

@@ -1,0 +1,3 @@
+"""Auto mode: the two-stage safety classifier and its prompts."""
+
+__all__: list[str] = []

@@ -1,0 +1,163 @@
+"""``nerve -p PROMPT``: one turn, no UI, output as text, json or stream-json.
+
+An ask becomes a denial whose text tells the model why (nobody is there to answer), except
+that ``bypassPermissions`` and ``dontAsk`` decide by themselves as their definitions say.
+Print mode never shows the folder-trust prompt: an untrusted project's allow rules, mode,
+directories, env and hooks are not applied, and a warning on stderr says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import signal
+import sys
+import time
+from typing import Any, TextIO
+
+from agent_cli.frontends.print_slash import find_command, run_print_command
+from agent_cli.loop.events import (
+    AgentEvent,
+    ErrorEvent,
+    Notice,
+    RetryEvent,
+    TurnFinished,
+)
+from agent_cli.options import RunOptions
+
+__all__ = ["event_to_json", "run_print_mode"]
+
+
+def event_to_json(event: AgentEvent) -> dict[str, Any]:
+    """One stream-json line: the event's fields plus ``type`` (snake_case class name)."""
+    name = type(event).__name__
+    snake = "".join(("_" + c.lower()) if c.isupper() else c for c in name).lstrip("_")
+    data = dataclasses.asdict(event)
+    return {"type": snake, **data}
+
+
+def _read_prompt(options: RunOptions, stdin: TextIO) -> str | None:
+    if options.prompt:
+        return options.prompt
+    if not stdin.isatty():
+        text = stdin.read()
+        return text if text.strip() else None
+    return None
+
+
+async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> int:
+    from agent_cli.model.config import MissingApiKey
+    from agent_cli.session.agent_session import AgentSession, SessionError
+
+    started = time.perf_counter()
+    command = find_command(prompt)
+    if command is not None and not command[0].needs_session:
+        return await run_print_command(options, command[0], command[1], None, out, err)
+    try:
+        session = AgentSession.create(options, interactive=False)
+    except MissingApiKey as exc:
+        print(f"nerve: {exc}", file=err)
+        return 1
+    except (SessionError, ValueError) as exc:
+        print(f"nerve: {exc}", file=err)
+        return 1
+    told = _warn_untrusted(session, options, err)
+    if command is not None:
+        try:
+            return await run_print_command(options, command[0], command[1], session, out, err)
+        finally:
+            await session.close()
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, session.abort)
+        loop.add_signal_handler(signal.SIGTERM, session.abort)
+    except (NotImplementedError, RuntimeError):
+        pass
+
+    finished: TurnFinished | None = None
+    errors: list[str] = []
+    try:
+        async for event in session.run_turn(prompt):
+            if options.output_format == "stream-json":
+                print(json.dumps(event_to_json(event), default=str), file=out, flush=True)
+            elif isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
+                text = (
+                    event.text
+                    if isinstance(event, Notice)
+                    else (
+                        f"retrying in {event.delay_s:.1f}s (attempt {event.attempt}): {event.reason}"
+                    )
+                )
+                print(f"nerve: {text}", file=err, flush=True)
+            elif isinstance(event, Notice) and event.level == "warning":
+                # json keeps stdout to its one result object; a warning (a settings file that
+                # is ignored, ...) must still reach the user.
+                if options.output_format == "json" and event.text != told:
+                    print(f"nerve: {event.text}", file=err, flush=True)
+            if isinstance(event, ErrorEvent):
+                errors.append(event.message)
+                if options.output_format == "text":
+                    print(f"nerve: error: {event.message}", file=err, flush=True)
+            elif isinstance(event, TurnFinished):
+                finished = event
+    finally:
+        await session.close()
+
+    assert finished is not None
+    is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted")
+    duration_ms = int((time.perf_counter() - started) * 1000)
+    if options.output_format == "text":
+        if finished.result_text:
+            print(finished.result_text, file=out)
+    else:
+        subtype = {
+            "max_turns": "error_max_turns",
+            "error": "error_during_execution",
+            "aborted": "error_during_execution",
+            "blocked": "error_during_execution",
+        }.get(finished.stop_reason, "success")
+        result = {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": is_error,
+            "result": finished.result_text,
+            "num_turns": finished.num_turns,
+            "duration_ms": duration_ms,
+            "session_id": session.session_id,
+            "usage": finished.usage,
+            "total_cost_usd": round(session.loop.usage.cost_usd, 6),
+            "permission_denials": session.loop.permission_denials,
+            "stop_reason": finished.stop_reason,
+        }
+        if errors:
+            result["errors"] = errors
+        print(json.dumps(result, default=str), file=out, flush=True)
+    if finished.stop_reason == "aborted":
+        return 130
+    return 1 if is_error else 0
+
+
+def _warn_untrusted(session: Any, options: RunOptions, err: TextIO) -> str | None:
+    """Print mode never asks about folder trust, so what it withheld goes to stderr in every
+    output format (text mode already prints the session's warnings there, as notices).
+    Returns the message printed, so the same session warning is not printed twice."""
+    withheld = getattr(getattr(session, "settings", None), "withheld", None)
+    if withheld is not None and options.output_format != "text":
+        message: str = withheld.message()
+        print(f"nerve: {message}", file=err, flush=True)
+        return message
+    return None
+
+
+def run_print_mode(
+    options: RunOptions, *, stdin: TextIO | None = None, out: TextIO | None = None
+) -> int:
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    prompt = _read_prompt(options, stdin)
+    if not prompt:
+        print("nerve: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+        return 2
+    return asyncio.run(_run(options, prompt, out, sys.stderr))

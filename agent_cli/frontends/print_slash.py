@@ -1,0 +1,103 @@
+"""``nerve -p "/name args"``: a registered slash command runs here instead of going to the model.
+
+Print mode is a host without a screen: commands that need one (a picker, ``/clear``, ``/exit``)
+are refused with a clear message. A ``/word`` that names no registered command is not a
+command here: it goes to the model as the prompt it is (``/usr/bin/python fails`` is a question).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, TextIO
+
+from agent_cli.options import RunOptions
+from agent_cli.slash.builtin import default_registry
+from agent_cli.slash.registry import SlashCommand, parse_slash
+
+__all__ = ["PrintSlashHost", "find_command", "run_print_command"]
+
+
+def find_command(prompt: str) -> tuple[SlashCommand, str] | None:
+    """The registered command a print-mode prompt names, with its arguments."""
+    slash = parse_slash(prompt)
+    if slash is None:
+        return None
+    command = default_registry().get(slash[0])
+    return (command, slash[1]) if command is not None else None
+
+
+class PrintSlashHost:
+    """Collects what a command says; refuses what needs a screen."""
+
+    interactive = False
+    bypass_available = False
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.lines: list[tuple[str, str]] = []
+
+    @property
+    def session(self) -> Any:
+        if self._session is None:
+            raise RuntimeError("this command needs a session")
+        return self._session
+
+    def say(self, text: str, level: str = "info") -> None:
+        self.lines.append((level, text))
+
+    def refresh_status(self) -> None:
+        pass
+
+    async def clear_conversation(self) -> None:
+        self.say("/clear works only in the interactive app.", "error")
+
+    async def resume_session(self, session_id: str) -> None:
+        self.say("Use nerve -p --resume ID to continue a session in print mode.", "error")
+
+    async def choose_session(self, sessions: list[dict[str, Any]]) -> None:
+        self.say("Use nerve -p --resume ID to continue a session in print mode.", "error")
+
+    def exit(self, code: int = 0) -> None:
+        pass
+
+    @property
+    def failed(self) -> bool:
+        return any(level == "error" for level, _ in self.lines)
+
+    def text(self) -> str:
+        return "\n".join(text for _, text in self.lines)
+
+
+async def run_print_command(
+    options: RunOptions,
+    command: SlashCommand,
+    args: str,
+    session: Any,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Run the command, print its output in the requested format; 1 when it reported an error."""
+    started = time.perf_counter()
+    host = PrintSlashHost(session)
+    await default_registry().run(host, command.name, args)
+    if options.output_format == "text":
+        for level, text in host.lines:
+            if level == "error":
+                print(f"nerve: {text}", file=err)
+            else:
+                print(text, file=out)
+    else:
+        result: dict[str, Any] = {
+            "type": "result",
+            "subtype": "error_during_execution" if host.failed else "success",
+            "is_error": host.failed,
+            "result": host.text(),
+            "num_turns": 0,
+            "duration_ms": int((time.perf_counter() - started) * 1000),
+            "session_id": getattr(session, "session_id", None),
+            "total_cost_usd": 0.0,
+            "permission_denials": [],
+        }
+        print(json.dumps(result, default=str), file=out, flush=True)
+    return 1 if host.failed else 0

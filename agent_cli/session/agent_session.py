@@ -1,0 +1,353 @@
+"""A running session: the turn, mode changes, ``!`` commands, /clear, /resume, close.
+
+``AgentSession`` implements ``SessionPort`` for the TUI and drives print mode. It is built by
+``agent_cli.session.build`` (the composition root, via ``AgentSession.create``); the rules,
+tools, tasks, usage and listing parts of the port are ``agent_cli.session.admin.SessionAdmin``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent_cli.loop.agent_loop import AgentLoop, LoopConfig, ModelPort
+from agent_cli.loop.events import AgentEvent, Notice
+from agent_cli.options import RunOptions
+from agent_cli.session.admin import SessionAdmin
+from agent_cli.session.build import build_session, restore_read_files
+from agent_cli.session.port import PermissionHandler
+from agent_cli.session.resume import (
+    SessionError,
+    find_session,
+    repair_for_resume,
+    restored_permissions,
+)
+from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
+from permissions.types import PermissionMode, RuleSource
+from tools.context import ToolUseContext
+
+__all__ = ["AgentSession", "SessionError", "find_session"]
+
+
+class AgentSession(SessionAdmin):
+    """One interactive or print-mode session (see module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        options: RunOptions,
+        settings: Any,
+        ctx: ToolUseContext,
+        model_client: ModelPort,
+        model_name: str,
+        transcript: TranscriptWriter | None,
+        system_prompt: str,
+        warnings: list[str],
+        messages: list[dict[str, Any]] | None = None,
+        restored_tasks: list[dict[str, Any]] | None = None,
+        mcp: Any = None,
+    ) -> None:
+        self.cwd = cwd
+        self.options = options
+        self.settings = settings
+        self.model = model_name
+        self.session_id = ctx.options.session_id
+        self.transcript = transcript
+        self.warnings = warnings
+        self.restored_tasks = restored_tasks or []
+        self._model_client = model_client
+        self._handler: PermissionHandler | None = None
+        self._mcp: Any = mcp  # tools.mcp.McpManager, connected before the first turn
+        self._mcp_pending = mcp is not None
+        self._start_source: str | None = "resume" if messages else "startup"
+        self._restored: list[dict[str, Any]] = list(messages or [])
+        self.loop = AgentLoop(
+            model=model_client,
+            model_name=model_name,
+            ctx=ctx,
+            system_prompt=system_prompt,
+            config=LoopConfig(max_turns=options.max_turns),
+            transcript=transcript,
+            messages=messages,
+            permission_handler=self._ask,
+            on_rules_to_persist=self._persist_always_rules,
+        )
+        if messages:  # `nerve -c` / `-r ID`: the todo list as the conversation left it
+            from tools.builtin.todo import restore_todos
+
+            restore_todos(self.ctx.state.shared, messages)
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        options: RunOptions,
+        *,
+        cwd: Path | None = None,
+        interactive: bool = False,
+        model_client: ModelPort | None = None,
+        record: bool = True,
+    ) -> AgentSession:
+        """Build a session from flags, settings and the environment (resuming if asked)."""
+        return build_session(
+            cls,
+            options,
+            cwd=cwd,
+            interactive=interactive,
+            model_client=model_client,
+            record=record,
+        )
+
+    # -- SessionPort -------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self.ctx.permissions.mode.value
+
+    def set_mode(self, mode: str) -> None:
+        new = PermissionMode.parse(mode)
+        if new is PermissionMode.BYPASS and not self.ctx.permissions.bypass_available:
+            raise ValueError("bypassPermissions is only available when enabled at launch")
+        perms = self.ctx.permissions
+        before = perms.mode if new is PermissionMode.PLAN else None
+        if new is PermissionMode.PLAN and perms.mode is PermissionMode.PLAN:
+            before = perms.mode_before_plan
+        self.loop.ctx = replace(
+            self.ctx, permissions=replace(perms, mode=new, mode_before_plan=before)
+        )
+        if self.transcript is not None:
+            self.transcript.meta("permission-mode", mode=new.value)
+
+    def cycle_mode(self) -> str:
+        from permissions.modes import next_mode
+
+        perms = self.ctx.permissions
+        new = next_mode(perms.mode, perms.bypass_available)
+        self.set_mode(new.value)
+        return new.value
+
+    def set_permission_handler(self, handler: PermissionHandler) -> None:
+        self._handler = handler
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        for warning in self.warnings:
+            yield Notice(warning, "warning")
+        self.warnings = []
+        if self._mcp_pending:
+            for warning in await self._connect_mcp():
+                yield Notice(warning, "warning")
+        if self._start_source is not None:
+            async for event in self._session_start(self._start_source):
+                yield event
+            self._start_source = None
+        recorded = self.mode
+        async for event in self.loop.run_turn(prompt):
+            if self.mode != recorded:
+                # A tool changed the mode (EnterPlanMode, ExitPlanMode): recorded like set_mode.
+                recorded = self.mode
+                if self.transcript is not None:
+                    self.transcript.meta("permission-mode", mode=recorded)
+            yield event
+
+    def abort(self) -> None:
+        self.loop.abort()
+
+    async def run_shell(self, command: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=str(self.cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=120)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            out = b"[timed out after 120 s]"
+        text = out.decode("utf-8", "replace")[-30_000:]
+        note = f"<bash-input>{command}</bash-input>\n<bash-stdout>{text}</bash-stdout>"
+        message = {"role": "user", "content": note}
+        self.loop.messages.append(message)
+        if self.transcript is not None:
+            self.transcript.user(message, isMeta=True)
+        return text
+
+    def clear(self) -> None:
+        """A new conversation in a new transcript; the old one stays resumable."""
+        self.loop.messages.clear()
+        self.loop.ctx.state.read_files = type(self.ctx.state.read_files)()
+        self.ctx.state.shared.pop("todos", None)  # a new conversation starts without a list
+        if self.transcript is not None:
+            self.transcript.close()
+            new_id = str(uuid.uuid4())
+            self.transcript = TranscriptWriter(
+                self.transcript.path.with_name(f"{new_id}.jsonl"),
+                session_id=new_id,
+                cwd=self.cwd,
+                git_branch=self.transcript.git_branch,
+            )
+            self.loop.transcript = self.transcript
+            self.session_id = new_id
+            self.loop.ctx = replace(
+                self.ctx,
+                options=replace(
+                    self.ctx.options, session_id=new_id, session_dir=self.transcript.session_dir
+                ),
+            )
+
+    async def resume(self, session_id: str) -> list[dict[str, Any]]:
+        """Switch to a stored session (``/resume``): the same restoration as ``nerve -r ID``."""
+        from tools.builtin.todo import restore_todos
+        from tools.context import ReadFileState
+
+        path = find_session(self.cwd, session_id)
+        reader = TranscriptReader.load(path)
+        old_branch = self.transcript.git_branch if self.transcript is not None else None
+        if self.transcript is not None:
+            self.transcript.close()
+            self.transcript = TranscriptWriter(
+                path,
+                session_id=reader.session_id or path.stem,
+                cwd=self.cwd,
+                git_branch=old_branch,
+                last_uuid=reader.last_uuid,
+            )
+            self.loop.transcript = self.transcript
+        self.session_id = reader.session_id or path.stem
+        perms = self.ctx.permissions
+        stored_rules, mode, rule_warnings = restored_permissions(reader, self.cwd)
+        rules = [r for r in perms.rules if r.source is not RuleSource.SESSION] + stored_rules
+        self.warnings += rule_warnings
+        read_files = ReadFileState()
+        self.warnings += restore_read_files(reader, read_files)
+        self.loop.ctx.state.read_files = read_files
+        self.loop.ctx = replace(
+            self.ctx,
+            permissions=replace(
+                perms, rules=tuple(rules), mode=PermissionMode.DEFAULT if mode is None else mode
+            ),
+            options=replace(
+                self.ctx.options,
+                session_id=self.session_id,
+                session_dir=self.transcript.session_dir if self.transcript else None,
+            ),
+        )
+        self.restored_tasks = list(reader.background_tasks)
+        self.warnings += reader.warnings
+        self.loop.messages[:] = repair_for_resume(reader, self.transcript)
+        restore_todos(self.ctx.state.shared, self.loop.messages)
+        self._start_source = "resume"
+        return list(self.loop.messages)
+
+    def restored_messages(self) -> list[dict[str, Any]]:
+        return list(self._restored)
+
+    def prewarm(self) -> None:
+        """Import the model SDK in the background (call after the UI's first frame)."""
+        prewarm = getattr(self._model_client, "prewarm", None)
+        if prewarm is not None:
+            prewarm()
+        if self._mcp_pending:
+            self._mcp.start_soon()  # MCP servers connect while the user types
+
+    # The start-up reaper's thread (None when there is none): close() lets it finish, so a short
+    # print-mode run that ends the process at once still ends the orphans it found.
+    reaper: Any = None
+
+    async def close(self) -> None:
+        from tools.builtin.background import BackgroundTaskManager
+
+        if self.reaper is not None:
+            await asyncio.to_thread(self.reaper.join, 5.0)
+
+        manager = self.ctx.state.shared.get("background_tasks")
+        if isinstance(manager, BackgroundTaskManager):
+            await manager.stop_all()  # first, so the record says how each task ended
+            if self.transcript is not None:
+                self.transcript.meta("background-tasks", tasks=manager.records())
+        if self._mcp is not None:
+            await self._mcp.close()  # every MCP server process ends here
+        hooks = self.ctx.hooks
+        if hooks is not None and hooks.has_hooks("SessionEnd"):
+            try:
+                await asyncio.wait_for(hooks.run_event("SessionEnd", {"reason": "other"}), 5)
+            except TimeoutError:
+                pass
+        aclose = getattr(self._model_client, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        if self.transcript is not None:
+            self.transcript.close()
+
+    def mcp_servers(self) -> list[Any]:
+        """``/mcp``: each configured server's status (``tools.mcp.McpServerView``)."""
+        return [] if self._mcp is None else self._mcp.servers()
+
+    def todos(self) -> list[dict[str, Any]]:
+        """``/todos``: the main agent's todo list (TodoWrite's items, camelCase dicts)."""
+        from tools.builtin.todo import current_todos
+
+        return current_todos(self.ctx)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    async def _connect_mcp(self) -> list[str]:
+        """Start the MCP servers (once) and add their tools after the built-ins."""
+        from tools.registry import assemble_tool_pool
+
+        self._mcp_pending = False
+        warnings: list[str] = await self._mcp.start()
+        ctx = self.ctx
+        builtins = [t for t in ctx.options.tools if not t.is_mcp]
+        pool = assemble_tool_pool(builtins, self._mcp.tools(), ctx.permissions)
+        self.loop.ctx = replace(ctx, options=replace(ctx.options, tools=tuple(pool)))
+        return warnings
+
+    async def _session_start(self, source: str) -> AsyncIterator[AgentEvent]:
+        """SessionStart hooks, once, before the first prompt: their context joins the session."""
+        from agent_cli.loop.messages import system_reminder
+
+        hooks = self.ctx.hooks
+        if hooks is None or not hooks.has_hooks("SessionStart"):
+            return
+        outcome = await hooks.run_event(
+            "SessionStart", {"source": source, "model": self.model}, match_value=source
+        )
+        for msg in outcome.system_messages:
+            yield Notice(msg, "warning")
+        for text in outcome.additional_context:
+            reminder = system_reminder(f"SessionStart hook context:\n{text}", ephemeral=False)
+            self.loop.messages.append(reminder)
+            if self.transcript is not None:
+                self.transcript.user(reminder, isMeta=True)
+
+    async def _ask(self, prompt: Any) -> Any:
+        if self._handler is None:
+            return await _deny_non_interactive(prompt)
+        return await self._handler(prompt)
+
+
+async def _deny_non_interactive(prompt: Any) -> Any:
+    from tools.context import PermissionAnswer, PermissionResponse
+
+    verdict = prompt.verdict
+    why = verdict.reason
+    return PermissionResponse(
+        PermissionAnswer.DENY,
+        feedback=(
+            f"Permission to use {prompt.tool_name} was not granted ({why}). Nerve is running "
+            "non-interactively, so a call that needs approval is denied. The user can allow it "
+            "with --allowedTools, a permission rule in settings, or --permission-mode."
+        ),
+    )

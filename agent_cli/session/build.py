@@ -1,0 +1,309 @@
+"""The composition root: settings, permissions, hooks, tools, model, transcript -> a session.
+
+``build_session`` is the body of ``AgentSession.create``: the only place that knows every layer;
+the loop, the pipeline and the engine each see only their part. The model client is lazy, so a
+session starts without importing the SDK.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
+from agent_cli.options import RunOptions
+from agent_cli.session.resume import (
+    SessionError,
+    copy_for_fork,
+    find_session,
+    repair_for_resume,
+    restored_permissions,
+)
+from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter, project_dir
+from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource
+from tools.context import Callbacks, ReadRecord, ToolOptions, ToolUseContext
+
+if TYPE_CHECKING:
+    from agent_cli.loop.agent_loop import ModelPort
+    from agent_cli.session.agent_session import AgentSession
+
+__all__ = ["build_session", "restore_read_files"]
+
+
+def build_session(
+    session_cls: type[AgentSession],
+    options: RunOptions,
+    *,
+    cwd: Path | None = None,
+    interactive: bool = False,
+    model_client: ModelPort | None = None,
+    record: bool = True,
+) -> AgentSession:
+    """Build a session from flags, settings and the environment (resuming if asked)."""
+    from agent_cli.session.trust import is_trusted
+    from config import SettingsError, find_project_root, load_settings
+    from permissions.from_settings import permission_context_from_settings
+    from permissions.rules import RuleSyntaxError, make_rule
+    from tools.builtin.reaper import start_reaper
+    from tools.execution.hooks import HookRunner
+    from tools.registry import assemble_tool_pool, get_all_base_tools
+
+    # ends a killed Nerve's leftover process groups, in a background thread
+    reaper = start_reaper()
+    cwd = (cwd or Path.cwd()).resolve()
+    try:
+        # Workspace trust: an untrusted project's files only restrict (config.trust).
+        trusted = is_trusted(find_project_root(cwd))
+        settings = load_settings(cwd, cli_settings=options.settings, project_trusted=trusted)
+    except SettingsError as exc:
+        raise SessionError(str(exc)) from exc
+    warnings = list(settings.warnings)
+
+    resume_path: Path | None = None
+    if options.continue_session or options.resume is not None:
+        if options.resume == "" and not options.continue_session and not interactive:
+            raise SessionError("--resume needs a session id in print mode (or use --continue)")
+        if options.continue_session or options.resume:
+            resume_path = find_session(cwd, options.resume or None)
+    reader = TranscriptReader.load(resume_path) if resume_path else None
+    if reader is not None:
+        warnings += reader.warnings
+
+    extra_rules: list[PermissionRule] = []
+    for behavior, texts in (
+        (RuleBehavior.ALLOW, options.allowed_tools),
+        (RuleBehavior.DENY, options.disallowed_tools),
+    ):
+        for text in texts:
+            try:
+                extra_rules.append(make_rule(text, behavior, RuleSource.CLI, cwd))
+            except RuleSyntaxError as exc:
+                raise SessionError(f"bad rule {text!r}: {exc}") from exc
+    restored_mode: PermissionMode | None = None
+    if reader is not None:
+        stored_rules, restored_mode, rule_warnings = restored_permissions(reader, cwd)
+        extra_rules += stored_rules
+        warnings += rule_warnings
+
+    mode: PermissionMode | None = None
+    bypass = options.dangerously_skip_permissions
+    if options.dangerously_skip_permissions:
+        mode = PermissionMode.BYPASS
+    elif options.permission_mode:
+        mode = PermissionMode.parse(options.permission_mode)
+        bypass = mode is PermissionMode.BYPASS
+    else:
+        mode = restored_mode
+    perm_ctx, perm_warnings = permission_context_from_settings(
+        settings,
+        cwd=cwd,
+        mode=mode,
+        extra_rules=extra_rules,
+        additional_dirs=[Path(d) for d in options.add_dirs],
+        bypass_available=bypass,
+    )
+    warnings += perm_warnings
+
+    # Session identity: resume appends to the same file; fork copies into a new one.
+    if reader is not None and not options.fork_session:
+        session_id = reader.session_id or (resume_path.stem if resume_path else "")
+    else:
+        session_id = options.session_id or str(uuid.uuid4())
+    env = gather_environment(cwd, perm_ctx.additional_dirs)
+    transcript: TranscriptWriter | None = None
+    if record:
+        path = project_dir(cwd) / f"{session_id}.jsonl"
+        transcript = TranscriptWriter(
+            path,
+            session_id=session_id,
+            cwd=cwd,
+            git_branch=env.git_branch,
+            last_uuid=reader.last_uuid if reader and not options.fork_session else None,
+        )
+        if reader is not None and options.fork_session:
+            copy_for_fork(reader, transcript)
+
+    hooks = HookRunner(
+        settings.hooks,
+        policy_config=settings.policy_hooks,
+        disable_all=settings.disable_all_hooks or settings.managed_hooks_only,
+        session_id=session_id,
+        transcript_path=str(transcript.path) if transcript else None,
+        cwd=cwd,
+        project_dir=settings.project_root,
+        env=settings.env,
+    )
+    warnings += list(hooks.warnings)
+
+    pool = assemble_tool_pool(get_all_base_tools(), (), perm_ctx)
+    session_dir = transcript.session_dir if transcript else None
+    from tools.mcp.manager import session_mcp
+
+    log_root = session_dir or Path(tempfile.gettempdir()) / "nerve-mcp" / session_id
+    mcp, mcp_warnings = session_mcp(cwd, settings, log_dir=log_root / "mcp-logs")
+    warnings += mcp_warnings
+    ctx = ToolUseContext(
+        permissions=perm_ctx,
+        options=ToolOptions(
+            tools=tuple(pool),
+            session_id=session_id,
+            session_dir=session_dir,
+            debug=options.verbose,
+        ),
+        callbacks=Callbacks(),
+        hooks=hooks,
+    )
+    if reader is not None:
+        warnings += restore_read_files(reader, ctx.state.read_files)
+
+    model_name, client = _model(options, settings, model_client)
+    system_prompt = build_system_prompt(
+        env, tool_descriptions=[(t.name, t.description) for t in pool]
+    )
+
+    messages: list[dict[str, Any]] | None = None
+    if reader is not None:
+        messages = repair_for_resume(reader, transcript)
+    session = session_cls(
+        cwd=cwd,
+        options=options,
+        settings=settings,
+        ctx=ctx,
+        model_client=client,
+        model_name=model_name,
+        transcript=transcript,
+        system_prompt=system_prompt,
+        warnings=warnings,
+        messages=messages,
+        restored_tasks=reader.background_tasks if reader else None,
+        mcp=mcp,
+    )
+    _wire_subagents(session, env, client, project_trusted=trusted)
+    _wire_classifier(session, settings, client)
+    if transcript is not None:
+        transcript.meta("permission-mode", mode=perm_ctx.mode.value)
+    session.reaper = reaper
+    return session
+
+
+def restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:
+    """Put back what the model had read, so an unchanged file can be edited without a re-read
+    (Edit still refuses a file whose mtime and content changed since)."""
+    warnings = []
+    for rec in reader.read_file_state:
+        try:
+            state.record(
+                ReadRecord(
+                    Path(rec["path"]),
+                    str(rec["content_hash"]),
+                    int(rec["mtime_ns"]),
+                    bool(rec.get("partial", False)),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            warnings.append("skipped a malformed read-file-state entry")
+    return warnings
+
+
+def _wire_subagents(
+    session: AgentSession, env: Any, model_client: ModelPort, *, project_trusted: bool = True
+) -> None:
+    """The Agent tool's runner (``tools`` cannot import the loop): child loops on this
+    session's model client, usage totals and transcript (sidechain files)."""
+    from agent_cli.agents.runner import LoopSubagentRunner
+    from agent_cli.customize.agents import load_agent_definitions
+    from tools.builtin.agent import RUNNER_KEY
+
+    definitions, warnings = load_agent_definitions(session.cwd, project_trusted=project_trusted)
+    session.warnings += warnings
+    session.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
+        model_client=model_client,
+        parent_model=lambda: session.model,
+        definitions=definitions,
+        parent_transcript=lambda: session.transcript,
+        prompt_builder=lambda tools: build_system_prompt(
+            env, tool_descriptions=[(t.name, t.description) for t in tools]
+        ),
+        usage=session.loop.usage,
+    )
+    if any(t.name == "Agent" for t in session.ctx.options.tools):
+        # Frozen with the rest of the prompt: the types the model may name in subagent_type.
+        listing = "\n".join(f"- {d.name}: {d.description}" for d in definitions)
+        session.loop.system_prompt += f"\n\nSub-agent types for the Agent tool:\n{listing}"
+
+
+def _wire_classifier(session: AgentSession, settings: Any, model_client: ModelPort) -> None:
+    """The auto-mode safety classifier (the pipeline starts it only in auto mode): on this
+    session's model client, reading the user's request from the live conversation, its tokens
+    counted in the session's usage. Sub-agents share it through ``options.extra``."""
+    from agent_cli.auto.classifier import CLASSIFIER_KEY, ClassifierConfig, ModelSafetyClassifier
+
+    session.ctx.options.extra[CLASSIFIER_KEY] = ModelSafetyClassifier(
+        model_client,
+        config=ClassifierConfig.from_settings(settings.merged.extras()),
+        main_model=lambda: session.model,
+        conversation=lambda: session.loop.messages,
+        on_usage=lambda model, usage: session.loop.usage.add(model, usage),
+    )
+
+
+def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tuple[str, ModelPort]:
+    from agent_cli.model.config import ModelConfig, resolve_model
+
+    if client is not None:
+        return resolve_model(options.model, settings.model), client
+    config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
+    return config.model, _LazyModelClient(config)
+
+
+def _import_client() -> Any:
+    """Import the model client (and the SDK). The SDK builds ~1,500 pydantic models at import;
+    pausing the cyclic GC meanwhile saves ~15% of that, and freezing them keeps later
+    collections from walking them again."""
+    import gc
+    import sys
+
+    if "agent_cli.model.client" not in sys.modules:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            import agent_cli.model.client  # noqa: F401
+        finally:
+            if enabled:
+                gc.enable()
+            gc.freeze()
+    from agent_cli.model.client import ModelClient
+
+    return ModelClient
+
+
+class _LazyModelClient:
+    """Builds the real client (and imports the SDK, ~0.7 s) on the first request, not at start.
+
+    ``prewarm()`` imports it in a background thread, so a UI can start it right after its first
+    frame and have it ready by the time the user has typed a prompt.
+    """
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self._client: Any = None
+
+    @staticmethod
+    def prewarm() -> None:
+        import threading
+
+        threading.Thread(target=_import_client, name="nerve-prewarm", daemon=True).start()
+
+    def _real(self) -> Any:
+        if self._client is None:
+            self._client = _import_client()(self.config)
+        return self._client
+
+    async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._real().stream_turn(*args, **kwargs)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()

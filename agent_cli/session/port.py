@@ -1,0 +1,112 @@
+"""The port between a UI (the Textual TUI, print mode) and a running agent session.
+
+The UI drives a session only through this protocol and renders the events it yields; policy
+(permissions, hooks, budgets) stays below, in ``tools`` and ``permissions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent_cli.loop.events import AgentEvent
+
+__all__ = ["BackgroundTaskView", "PermissionHandler", "RuleView", "SessionPort", "ToolView"]
+
+# The UI implements this: show the prompt (a tools.context.PermissionPrompt), return a
+# tools.context.PermissionResponse. Typed as Any here so this module stays import-light.
+PermissionHandler = Callable[[Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    behavior: str  # allow | ask | deny
+    rule: str
+    source: str  # userSettings, projectSettings, localSettings, policySettings, cliArg, session
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    name: str
+    description: str
+    deferred: bool
+    is_mcp: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundTaskView:
+    task_id: str
+    command: str
+    status: str
+
+
+class SessionPort(Protocol):
+    """What the TUI needs from a session."""
+
+    session_id: str
+    model: str
+
+    @property
+    def mode(self) -> str: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def cycle_mode(self) -> str:
+        """Shift+Tab: default -> acceptEdits -> plan (-> bypassPermissions if enabled)."""
+        ...
+
+    def set_permission_handler(self, handler: PermissionHandler) -> None: ...
+
+    def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]: ...
+
+    def abort(self) -> None:
+        """Interrupt the running turn: tools cancelled, every tool_use answered."""
+        ...
+
+    async def run_shell(self, command: str) -> str:
+        """``!command``: run directly (no model), add the output to the context, return it."""
+        ...
+
+    def clear(self) -> None:
+        """Start a new conversation (the old one stays resumable)."""
+        ...
+
+    def rules(self) -> list[RuleView]: ...
+
+    def add_rule(self, behavior: str, rule: str, destination: str = "localSettings") -> None: ...
+
+    def remove_rule(self, behavior: str, rule: str, source: str) -> bool: ...
+
+    def tools(self) -> list[ToolView]: ...
+
+    def background_tasks(self) -> list[BackgroundTaskView]: ...
+
+    # Optional: the TUI looks these two up with ``getattr`` and says "not available" without them.
+    def mcp_servers(self) -> list[Any]:
+        """``/mcp``: each configured MCP server's status (``tools.mcp.McpServerView``)."""
+        ...
+
+    def todos(self) -> list[dict[str, Any]]:
+        """``/todos``: the current todo list (``{"content", "status", "activeForm"}`` dicts)."""
+        ...
+
+    def usage_summary(self) -> dict[str, Any]:
+        """``{"input_tokens", "output_tokens", "cost_usd", "context_tokens", "turns"}``."""
+        ...
+
+    def set_model(self, model: str) -> None: ...
+
+    def list_sessions(self) -> list[dict[str, Any]]:
+        """For /resume: ``{"session_id", "title", "mtime", "size"}`` newest first."""
+        ...
+
+    async def resume(self, session_id: str) -> list[dict[str, Any]]:
+        """Switch to a stored session; returns its messages for display."""
+        ...
+
+    def restored_messages(self) -> list[dict[str, Any]]:
+        """The conversation the session started with (``nerve -c`` / ``-r ID``), for display."""
+        ...
+
+    async def close(self) -> None: ...

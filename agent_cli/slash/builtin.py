@@ -1,0 +1,206 @@
+"""The commands Nerve ships. Each handler is thin: it calls the session and prints the answer."""
+
+from __future__ import annotations
+
+from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
+from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
+
+__all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
+
+HELP_KEYS = [
+    "Enter send · Ctrl+J newline · Up/Down history · Tab complete",
+    "Shift+Tab cycle permission mode · Esc interrupt · Ctrl+C clear input / interrupt",
+    "Ctrl+D twice exit · !cmd run a shell command · @path mention a file",
+]
+BEHAVIORS = ("allow", "ask", "deny")
+
+
+async def _help(host: SlashHost, args: str) -> None:
+    registry = default_registry()
+    rows = [c for c in registry.commands() if host.interactive or not c.interactive_only]
+    lines = [f"/{c.name:<12} {c.description}" for c in rows]
+    for c in rows:
+        lines += [f"/{alias:<12} {c.description}" for alias in c.aliases]
+    keys = ["", *HELP_KEYS] if host.interactive else []
+    host.say("\n".join(["Commands:", *lines, *keys]))
+
+
+async def _clear(host: SlashHost, args: str) -> None:
+    await host.clear_conversation()
+    host.say("Started a new conversation.")
+    host.refresh_status()
+
+
+async def _resume(host: SlashHost, args: str) -> None:
+    if args:
+        await host.resume_session(args)
+        return
+    sessions = host.session.list_sessions()
+    if not sessions:
+        host.say("No stored sessions for this project.")
+        return
+    await host.choose_session(sessions)
+
+
+async def _permissions(host: SlashHost, args: str) -> None:
+    session = host.session
+    words = args.split(maxsplit=2)
+    if not words:
+        host.say("\n".join(["Permission rules:", *rule_lines(session.rules())]))
+        return
+    if words[0] not in ("add", "remove") or len(words) < 3 or words[1] not in BEHAVIORS:
+        host.say("usage: /permissions [add|remove <allow|ask|deny> <rule>]", "error")
+        return
+    action, behavior, rule = words
+    from permissions.rules import parse_rule
+
+    try:
+        rule = str(parse_rule(rule))
+    except ValueError as exc:
+        host.say(f"Bad rule {rule!r}: {exc}", "error")
+        return
+    if action == "add":
+        try:
+            session.add_rule(behavior, rule)
+        except (ValueError, OSError) as exc:
+            host.say(f"Could not add rule: {exc}", "error")
+            return
+        host.say(f"Added {behavior} rule {rule} to local settings.")
+        return
+    sources = [r.source for r in session.rules() if r.behavior == behavior and r.rule == rule]
+    for source in sources:
+        try:
+            if session.remove_rule(behavior, rule, source):
+                host.say(f"Removed {behavior} rule {rule} from {source}.")
+                return
+        except (ValueError, OSError) as exc:
+            host.say(f"Could not remove rule from {source}: {exc}", "error")
+            return
+    host.say(f"No {behavior} rule {rule} that can be removed.", "error")
+
+
+async def _mode(host: SlashHost, args: str) -> None:
+    session = host.session
+    if not args:
+        host.say(f"Permission mode: {session.mode} ({mode_label(session.mode)})")
+        return
+    from permissions.types import PermissionMode
+
+    try:
+        mode = PermissionMode.parse(args.strip())
+    except ValueError as exc:
+        host.say(str(exc), "error")
+        return
+    if mode is PermissionMode.BYPASS and not host.bypass_available:
+        host.say("bypassPermissions is only available when enabled at launch.", "error")
+        return
+    if mode is PermissionMode.BUBBLE:
+        host.say("bubble is for sub-agents only.", "error")
+        return
+    session.set_mode(mode.value)
+    host.refresh_status()
+    host.say(f"Permission mode: {mode_label(session.mode)}")
+
+
+async def _model(host: SlashHost, args: str) -> None:
+    if args:
+        try:
+            host.session.set_model(args)
+        except ValueError as exc:
+            host.say(str(exc), "error")
+            return
+        host.refresh_status()
+    host.say(f"Model: {host.session.model}")
+
+
+async def _cost(host: SlashHost, args: str) -> None:
+    u = host.session.usage_summary()
+    host.say(
+        f"Input {format_tokens(u.get('input_tokens'))} tokens · "
+        f"output {format_tokens(u.get('output_tokens'))} tokens · "
+        f"context {format_tokens(u.get('context_tokens'))} · "
+        f"{u.get('turns', 0)} turns · cost {format_cost(u.get('cost_usd'))}"
+    )
+
+
+async def _tools(host: SlashHost, args: str) -> None:
+    tools = host.session.tools()
+    lines = [f"Tools ({len(tools)}):"]
+    for t in tools:
+        marks = [m for m, on in (("deferred", t.deferred), ("mcp", t.is_mcp)) if on]
+        suffix = f"  [{', '.join(marks)}]" if marks else ""
+        desc = (t.description or "").splitlines()[0][:70] if t.description else ""
+        lines.append(f"{t.name:<24}{suffix}  {desc}".rstrip())
+    host.say("\n".join(lines))
+
+
+async def _tasks(host: SlashHost, args: str) -> None:
+    tasks = host.session.background_tasks()
+    if not tasks:
+        host.say("No background tasks.")
+        return
+    lines = [f"Background tasks ({len(tasks)}):"]
+    lines += [f"{t.task_id:<12} {t.status:<10} {' '.join(t.command.split())[:80]}" for t in tasks]
+    host.say("\n".join(lines))
+
+
+async def _mcp(host: SlashHost, args: str) -> None:
+    servers = getattr(host.session, "mcp_servers", None)
+    if not callable(servers):
+        host.say("MCP is not available in this session.")
+        return
+    from tools.mcp.manager import format_servers
+
+    host.say(format_servers(list(servers())))
+
+
+async def _todos(host: SlashHost, args: str) -> None:
+    todos = getattr(host.session, "todos", None)
+    if not callable(todos):
+        host.say("Todos are not available in this session.")
+        return
+    items = todos()
+    if not items:
+        host.say("No todos.")
+        return
+    done = sum(1 for t in items if t.get("status") == "completed")
+    host.say(f"Todos ({done}/{len(items)} completed):\n{checklist(items)}")
+
+
+async def _exit(host: SlashHost, args: str) -> None:
+    host.exit(0)
+
+
+BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "show commands and keys", _help, needs_session=False),
+    SlashCommand(
+        "clear",
+        "start a new conversation (the old one stays resumable)",
+        _clear,
+        interactive_only=True,
+    ),
+    SlashCommand("resume", "resume a stored session", _resume, interactive_only=True),
+    SlashCommand("permissions", "list rules; add|remove <allow|ask|deny> <rule>", _permissions),
+    SlashCommand("mode", "show or set the permission mode", _mode),
+    SlashCommand("model", "show or set the model", _model),
+    SlashCommand("cost", "tokens and cost of this session", _cost),
+    SlashCommand("tools", "list the tool pool", _tools),
+    SlashCommand("tasks", "list background tasks", _tasks),
+    SlashCommand("mcp", "list MCP servers and their status", _mcp),
+    SlashCommand("todos", "show the current todo list", _todos),
+    SlashCommand(
+        "exit", "quit Nerve", _exit, aliases=("quit",), needs_session=False, interactive_only=True
+    ),
+)
+
+_REGISTRY: SlashRegistry | None = None
+
+
+def default_registry() -> SlashRegistry:
+    """The built-in commands (built once per process)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        registry = SlashRegistry()
+        registry.extend(BUILTIN_COMMANDS)
+        _REGISTRY = registry
+    return _REGISTRY

@@ -1,0 +1,116 @@
+"""The slash-command table and the host a front end gives each command.
+
+A command is data (name, description, where it can run) plus a handler that talks only to a
+:class:`SlashHost`: the session port, a place to print, and the few UI actions a front end may
+refuse (print mode has no picker and no conversation view). The TUI and print mode each
+implement the host; neither owns the commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_cli.session.port import SessionPort
+
+__all__ = ["Handler", "SlashCommand", "SlashHost", "SlashRegistry", "parse_slash"]
+
+
+class SlashHost(Protocol):
+    """What a running command may use. ``interactive`` is False in print mode."""
+
+    interactive: bool
+
+    @property
+    def session(self) -> SessionPort: ...
+
+    @property
+    def bypass_available(self) -> bool:
+        """Whether ``/mode bypassPermissions`` may be chosen (enabled at launch)."""
+        ...
+
+    def say(self, text: str, level: str = "info") -> None:
+        """Show a line to the user (``info`` or ``error``)."""
+        ...
+
+    def refresh_status(self) -> None: ...
+
+    async def clear_conversation(self) -> None:
+        """Start a new conversation and empty the view of the old one."""
+        ...
+
+    async def resume_session(self, session_id: str) -> None: ...
+
+    async def choose_session(self, sessions: list[dict[str, Any]]) -> None:
+        """Let the user pick one of ``sessions`` to resume (a picker in the TUI)."""
+        ...
+
+    def exit(self, code: int = 0) -> None: ...
+
+
+Handler = Callable[[SlashHost, str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    """One command. ``needs_session``: waits until the session is ready; ``interactive_only``:
+    refused in print mode (it needs a screen or ends the app)."""
+
+    name: str
+    description: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+    needs_session: bool = True
+    interactive_only: bool = False
+    argument_hint: str = ""
+
+
+@dataclass
+class SlashRegistry:
+    """Commands by name (and alias), in the order they were added."""
+
+    _commands: dict[str, SlashCommand] = field(default_factory=dict)
+    _names: dict[str, SlashCommand] = field(default_factory=dict)
+
+    def add(self, command: SlashCommand) -> None:
+        for name in (command.name, *command.aliases):
+            if name in self._names:
+                raise ValueError(f"slash command /{name} is already registered")
+        self._commands[command.name] = command
+        for name in (command.name, *command.aliases):
+            self._names[name] = command
+
+    def extend(self, commands: Iterable[SlashCommand]) -> None:
+        for command in commands:
+            self.add(command)
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self._names.get(name)
+
+    def commands(self) -> list[SlashCommand]:
+        return list(self._commands.values())
+
+    def descriptions(self) -> dict[str, str]:
+        """Every name and alias with its description (for ``/`` completion)."""
+        return {name: command.description for name, command in self._names.items()}
+
+    async def run(self, host: SlashHost, name: str, args: str) -> None:
+        """Run ``/name args``; an unknown name or one the host cannot run is reported."""
+        command = self.get(name)
+        if command is None:
+            host.say(f"Unknown command /{name}. Type /help for the list.", "error")
+            return
+        if command.interactive_only and not host.interactive:
+            host.say(f"/{name} works only in the interactive app.", "error")
+            return
+        await command.handler(host, args)
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """``/name args`` -> (name, args); None when the text is not a slash command."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    name, _, args = stripped[1:].partition(" ")
+    return name.lower(), args.strip()

@@ -1,0 +1,3 @@
+"""JSONL session transcripts and the prompt history."""
+
+__all__: list[str] = []
