@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
 from tools.base import ProgressFn, build_tool
-from tools.builtin._fs import hidden_by_read_rules, resolve_path
+from tools.builtin._fs import hidden_by_read_rules, resolve_path, special_file_reason
 from tools.builtin._grep_format import MAX_COLUMNS, format_content, split_globs
 from tools.builtin._path_field import PathField
 from tools.builtin._rg import find_rg, run_rg, vcs_excludes
@@ -176,6 +176,8 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     target = resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd
     if not target.exists():
         return ToolResult(data=f"Path does not exist: {target}", is_error=True)
+    if not target.is_dir() and (reason := special_file_reason(target)) is not None:
+        return ToolResult(data=reason, is_error=True)  # rg would block opening a FIFO
     if find_rg() is None:
         return ToolResult(data="Grep needs ripgrep (rg), which is not installed.", is_error=True)
     run_cwd = ctx.cwd if ctx.cwd.is_dir() else (target if target.is_dir() else target.parent)

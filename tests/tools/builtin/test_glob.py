@@ -100,3 +100,17 @@ def test_walk_fallback_matches_ripgrep_semantics(tmp_path: Path) -> None:
     }
     for pattern, expected in cases.items():
         assert set(walk_glob(tmp_path, pattern)) == expected, pattern
+
+
+async def test_a_fifo_or_device_path_is_refused_at_once(tmp_path: Path) -> None:
+    import asyncio
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    out, is_error = await asyncio.wait_for(glob(tmp_path, pattern="*", path=str(fifo)), 10)
+    assert is_error and "not a directory" in out
+    out, is_error = await asyncio.wait_for(glob(tmp_path, pattern="*", path="/dev/null"), 10)
+    assert is_error and "not a directory" in out
+    touch(tmp_path / "a.txt", 1_000_000)  # a FIFO in the tree is listed by name, never opened
+    out, is_error = await asyncio.wait_for(glob(tmp_path, pattern="*"), 10)
+    assert not is_error and "a.txt" in out

@@ -208,9 +208,13 @@ async def test_progress_and_abort(tmp_path: Path) -> None:
     assert result.is_error and "interrupted" in str(result.data)
 
 
-async def test_abort_kills_a_running_search(tmp_path: Path) -> None:
+async def test_abort_kills_a_running_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fifo = tmp_path / "never-written"
     os.mkfifo(fifo)  # rg blocks opening it: a search that would never end
+    # Grep refuses a FIFO path up front; let this one through to have an rg that never ends.
+    monkeypatch.setattr("tools.builtin.grep.special_file_reason", lambda _path: None)
     ctx = make_ctx(tmp_path)
     inp = grep_tool.input_model.model_validate({"pattern": "x", "path": str(fifo)})
 
@@ -230,3 +234,18 @@ async def test_abort_kills_a_running_search(tmp_path: Path) -> None:
         except OSError:
             continue
         assert str(fifo).encode() not in cmd, "rg still running"
+
+
+async def test_a_fifo_or_device_path_is_refused_at_once(tree: Path) -> None:
+    fifo = tree / "pipe"
+    os.mkfifo(fifo)  # ripgrep would block forever opening it
+    out, is_error = await asyncio.wait_for(grep(tree, pattern="x", path=str(fifo)), 10)
+    assert is_error and "FIFO" in out
+    out, is_error = await asyncio.wait_for(grep(tree, pattern="x", path="/dev/zero"), 10)
+    assert is_error and "device" in out
+
+
+async def test_a_fifo_inside_the_tree_is_skipped(tree: Path) -> None:
+    os.mkfifo(tree / "src" / "pipe")
+    out, is_error = await asyncio.wait_for(grep(tree, pattern="TODO"), 10)
+    assert not is_error and "b.py" in out and "pipe" not in out
