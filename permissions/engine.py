@@ -263,8 +263,9 @@ def _generic(request: PermissionRequest, ctx: PermissionContext) -> _Outcome:
             if specifier_matches(name, r.value.content or "", request.input):
                 setattr(out, slot, _rule_verdict(decision, r))
                 return out
-    if request.is_read_only and not request.is_mcp:
-        # MCP read-only hints come from the server and are not trusted.
+    if request.is_read_only and not request.is_mcp and request.kind is not ToolKind.NETWORK:
+        # MCP read-only hints come from the server and are not trusted; a network call is
+        # read-only here but sends its input away, so it asks like any other.
         out.allow = Verdict(Decision.ALLOW, f"{name} is read-only", ReasonKind.READ_ONLY)
         return out
     out.needs = Verdict(
@@ -317,6 +318,7 @@ _HANDLERS: dict[ToolKind, Callable[[PermissionRequest, PermissionContext], _Outc
     ToolKind.EDIT: _edit,
     ToolKind.FETCH: _fetch,
     ToolKind.GENERIC: _generic,
+    ToolKind.NETWORK: _generic,
     ToolKind.BASH: _bash,
 }
 

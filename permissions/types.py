@@ -209,6 +209,7 @@ class ToolKind(StrEnum):
     READ = "read"  # subject: paths read (Read(...) rules; Grep/Glob/Read)
     EDIT = "edit"  # subject: paths written (Edit(...) rules; Edit/Write/NotebookEdit)
     FETCH = "fetch"  # subject: a URL (WebFetch(domain:...) rules)
+    NETWORK = "network"  # sends data off the machine (WebSearch): read-only, yet it asks
     GENERIC = "generic"  # tool-name rules and Tool(param:value) rules only
 
 

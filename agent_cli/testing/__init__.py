@@ -11,9 +11,12 @@ from agent_cli.testing.scenario import (
     overloaded,
     rate_limit,
     server_error,
+    server_tool_use,
     stream_error,
     text,
     tool_use,
+    web_search_error,
+    web_search_result,
 )
 from agent_cli.testing.scripted_server import RecordedRequest, ScriptedServer
 
@@ -30,7 +33,10 @@ __all__ = [
     "overloaded",
     "rate_limit",
     "server_error",
+    "server_tool_use",
     "stream_error",
     "text",
     "tool_use",
+    "web_search_error",
+    "web_search_result",
 ]

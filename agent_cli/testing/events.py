@@ -50,8 +50,10 @@ def turn_events(
         if block["type"] == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"], text_chunk)]
+        elif block["type"] == "web_search_tool_result":
+            start, deltas = dict(block), []  # arrives whole, as the API sends it
         else:
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            start = {"type": block["type"], "id": block["id"], "name": block["name"], "input": {}}
             raw = json.dumps(block["input"])
             deltas = [
                 {"type": "input_json_delta", "partial_json": c} for c in _chunks(raw, json_chunk)

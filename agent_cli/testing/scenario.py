@@ -37,9 +37,12 @@ __all__ = [
     "overloaded",
     "rate_limit",
     "server_error",
+    "server_tool_use",
     "stream_error",
     "text",
     "tool_use",
+    "web_search_error",
+    "web_search_result",
 ]
 
 FaultKind = Literal["http", "stream_error", "cut"]
@@ -69,6 +72,42 @@ def tool_use(name: str, input: Mapping[str, Any], id: str | None = None) -> dict
     if id is not None:
         block["id"] = id
     return block
+
+
+def server_tool_use(name: str, input: Mapping[str, Any], id: str | None = None) -> dict[str, Any]:
+    """A server tool call the API ran itself (``web_search``); no tool_result is expected."""
+    block: dict[str, Any] = {"type": "server_tool_use", "name": name, "input": dict(input)}
+    if id is not None:
+        block["id"] = id
+    return block
+
+
+def web_search_result(
+    tool_use_id: str, results: Sequence[tuple[str, str] | Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A ``web_search_tool_result`` block: ``(title, url)`` pairs or full result objects."""
+    content = [
+        dict(r)
+        if isinstance(r, Mapping)
+        else {
+            "type": "web_search_result",
+            "title": r[0],
+            "url": r[1],
+            "encrypted_content": "scripted",
+            "page_age": None,
+        }
+        for r in results
+    ]
+    return {"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": content}
+
+
+def web_search_error(tool_use_id: str, error_code: str) -> dict[str, Any]:
+    """A ``web_search_tool_result`` reporting a failed search (``max_uses_exceeded``, ...)."""
+    return {
+        "type": "web_search_tool_result",
+        "tool_use_id": tool_use_id,
+        "content": {"type": "web_search_tool_result_error", "error_code": error_code},
+    }
 
 
 @dataclass(frozen=True)
@@ -335,11 +374,19 @@ def _check_block(block: Any, where: str) -> None:
     if kind == "text":
         if not isinstance(block.get("text"), str):
             raise ScenarioError(f"{where}: a text block needs a string 'text'")
-    elif kind == "tool_use":
+    elif kind in ("tool_use", "server_tool_use"):
         if not isinstance(block.get("name"), str) or not isinstance(block.get("input"), dict):
-            raise ScenarioError(f"{where}: a tool_use block needs 'name' and an object 'input'")
+            raise ScenarioError(f"{where}: a {kind} block needs 'name' and an object 'input'")
+    elif kind == "web_search_tool_result":
+        if not isinstance(block.get("tool_use_id"), str) or not isinstance(
+            block.get("content"), list | dict
+        ):
+            raise ScenarioError(f"{where}: a {kind} block needs 'tool_use_id' and 'content'")
     else:
-        raise ScenarioError(f"{where}: unsupported block type {kind!r} (text, tool_use)")
+        raise ScenarioError(
+            f"{where}: unsupported block type {kind!r} "
+            "(text, tool_use, server_tool_use, web_search_tool_result)"
+        )
 
 
 @dataclass
@@ -354,6 +401,8 @@ class Scenario:
                 _check_block(block, f"turn {t} block {b}")
                 if block["type"] == "tool_use" and not block.get("id"):
                     block["id"] = f"toolu_s{t}_{b}"
+                if block["type"] == "server_tool_use" and not block.get("id"):
+                    block["id"] = f"srvtoolu_s{t}_{b}"
 
     @classmethod
     def of(cls, *turns: Turn | Sequence[dict[str, Any]]) -> Scenario:

@@ -1,0 +1,95 @@
+"""The session's side model: one-off requests tools make (``tools.side_model.SideModel``).
+
+WebFetch asks the fast model about a page, WebSearch asks the session's model to run the API's
+server-side web search. Both go through the session's own model client (so its endpoint, key,
+retries and the scripted server in tests), and their tokens join the session's usage totals.
+
+The fast model is ``ANTHROPIC_DEFAULT_HAIKU_MODEL`` or ``ANTHROPIC_SMALL_FAST_MODEL`` (Claude
+Code's variables) when set, else the ``haiku`` alias.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.model.config import MODEL_ALIASES
+from agent_cli.model.turn import ModelError
+from tools.side_model import FAST, MAIN, SIDE_MODEL_KEY, SideModelError, SideReply, SideRequest
+
+if TYPE_CHECKING:
+    from agent_cli.session.agent_session import AgentSession
+    from tools.context import AbortSignal
+
+__all__ = ["SessionSideModel", "fast_model", "wire_side_model"]
+
+FAST_MODEL_ENV = ("ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_SMALL_FAST_MODEL")
+
+
+def fast_model(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    for key in FAST_MODEL_ENV:
+        value = (env.get(key) or "").strip()
+        if value:
+            return MODEL_ALIASES.get(value.lower(), value)
+    return MODEL_ALIASES["haiku"]
+
+
+class SessionSideModel:
+    """``SideModel`` over a model client (``stream_turn``), counting usage into ``on_usage``."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        main_model: Callable[[], str],
+        fast: str | None = None,
+        on_usage: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        self.client = client
+        self._main_model = main_model
+        self.fast = fast or fast_model()
+        self._on_usage = on_usage
+        self.requests = 0
+
+    def resolve(self, model: str) -> str:
+        if model == FAST:
+            return self.fast
+        if model == MAIN:
+            return self._main_model()
+        return MODEL_ALIASES.get(model.lower(), model)
+
+    async def query(self, request: SideRequest, abort: AbortSignal) -> SideReply:
+        model = self.resolve(request.model)
+        self.requests += 1
+        try:
+            turn = await self.client.stream_turn(
+                request.system,
+                [dict(m) for m in request.messages],
+                [dict(t) for t in request.tools],
+                abort=abort,
+                model=model,
+                max_tokens=request.max_tokens,
+            )
+        except ModelError as exc:
+            raise SideModelError(exc.message, status=exc.status, error_type=exc.error_type) from exc
+        if self._on_usage is not None:
+            try:
+                self._on_usage(turn.model or model, turn.usage)
+            except Exception:
+                pass  # accounting never fails the tool
+        if turn.aborted:
+            raise SideModelError("interrupted")
+        if turn.error:
+            raise SideModelError(f"the answer was cut off ({turn.error})")
+        return SideReply(content=list(turn.content), stop_reason=turn.stop_reason, model=model)
+
+
+def wire_side_model(session: AgentSession, client: Any) -> None:
+    """Give the session's tools (and its sub-agents') the side model."""
+    session.ctx.options.extra[SIDE_MODEL_KEY] = SessionSideModel(
+        client,
+        main_model=lambda: session.model,
+        on_usage=lambda model, usage: session.loop.usage.add(model, usage),
+    )
