@@ -22,7 +22,15 @@ from textual.widgets import Input, Static
 from agent_cli.tui.guard import GuardedModal
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
-__all__ = ["PermissionScreen", "ask_in_modal", "describe_input", "reason_lines", "rules_label"]
+__all__ = [
+    "PermissionScreen",
+    "always_label",
+    "ask_in_modal",
+    "describe_input",
+    "fetch_domain",
+    "reason_lines",
+    "rules_label",
+]
 
 PREVIEW_MAX_LINES = 40
 
@@ -55,6 +63,27 @@ def reason_lines(prompt: PermissionPrompt) -> list[str]:
 
 def rules_label(prompt: PermissionPrompt) -> str:
     return ", ".join(str(r) for r in prompt.verdict.suggestions)
+
+
+def fetch_domain(prompt: PermissionPrompt) -> str | None:
+    """The host a WebFetch call would reach (shown, and what "allow this domain" allows)."""
+    from permissions.domains import url_host
+
+    url = (prompt.input or {}).get("url")
+    return url_host(url) if prompt.tool_name == "WebFetch" and isinstance(url, str) else None
+
+
+def always_label(prompt: PermissionPrompt) -> str:
+    """The don't-ask-again choice: "allow this domain" for WebFetch's domain rule."""
+    suggestions = prompt.verdict.suggestions
+    domains = [
+        r.content.removeprefix("domain:")
+        for r in suggestions
+        if r.tool_name == "WebFetch" and r.content and r.content.startswith("domain:")
+    ]
+    if domains and len(domains) == len(suggestions):
+        return f"Yes, allow this domain: don't ask again for {', '.join(domains)}"
+    return f"Yes, and don't ask again for {rules_label(prompt)}"
 
 
 def _preview(text: str) -> RenderableType:
@@ -94,7 +123,7 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         self.prompt = prompt
         self._options: list[tuple[str, str]] = [("yes", "Yes")]
         if prompt.verdict.suggestions:
-            self._options.append(("always", f"Yes, and don't ask again for {rules_label(prompt)}"))
+            self._options.append(("always", always_label(prompt)))
         self._options.append(("no", "No"))
         self._selected = 0
         self._options_view = Static("", markup=False, id="perm-options")
@@ -106,6 +135,8 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         with Vertical(id="perm-box"):
             yield Static(Text(title, style="bold"), markup=False, id="perm-title")
             yield Static(Text(describe_input(p)), markup=False, id="perm-command")
+            if (domain := fetch_domain(p)) is not None:
+                yield Static(Text(f"Domain: {domain}"), markup=False, id="perm-domain")
             if p.preview:
                 yield Static(_preview(p.preview), markup=False, id="perm-preview")
             reasons = reason_lines(p)
