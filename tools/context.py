@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from permissions.types import PermissionContext, PermissionMode, RuleValue, Verdict
+from tools.questions import QuestionPrompt, QuestionResponse, no_one_to_ask
 
 if TYPE_CHECKING:
     from tools.base import Tool
@@ -179,6 +180,8 @@ class Callbacks:
     notify: Callable[[str], None] = _noop
     request_permission: Callable[[PermissionPrompt], Awaitable[PermissionResponse]] = _deny_headless
     on_event: Callable[[Any], None] = _noop  # telemetry-safe events (errors, hooks)
+    # AskUserQuestion's questions; None back means no one can answer (print mode, headless).
+    ask_user: Callable[[QuestionPrompt], Awaitable[QuestionResponse | None]] = no_one_to_ask
 
 
 @dataclass(frozen=True, slots=True)

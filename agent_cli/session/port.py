@@ -12,11 +12,20 @@ from typing import Any, Protocol
 
 from agent_cli.loop.events import AgentEvent
 
-__all__ = ["BackgroundTaskView", "PermissionHandler", "RuleView", "SessionPort", "ToolView"]
+__all__ = [
+    "BackgroundTaskView",
+    "PermissionHandler",
+    "QuestionHandler",
+    "RuleView",
+    "SessionPort",
+    "ToolView",
+]
 
 # The UI implements this: show the prompt (a tools.context.PermissionPrompt), return a
 # tools.context.PermissionResponse. Typed as Any here so this module stays import-light.
 PermissionHandler = Callable[[Any], Awaitable[Any]]
+# AskUserQuestion: show a tools.questions.QuestionPrompt, return a QuestionResponse.
+QuestionHandler = Callable[[Any], Awaitable[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +66,9 @@ class SessionPort(Protocol):
         ...
 
     def set_permission_handler(self, handler: PermissionHandler) -> None: ...
+
+    # Optional (the TUI looks it up with ``getattr``): where AskUserQuestion's questions go.
+    def set_question_handler(self, handler: QuestionHandler) -> None: ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]: ...
 

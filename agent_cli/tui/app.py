@@ -113,7 +113,7 @@ class NerveApp(SessionHost):
             "/help for commands · Shift+Tab to change mode · Ctrl+D twice to exit"
         )
         if self.session_ready:
-            self.session.set_permission_handler(self.ask_permission)
+            self._attach_handlers(self.session)
         self.refresh_status()
         self.set_interval(self.status_interval_s, self.refresh_status)
         # The rest (building the session, the SDK) waits, so nothing competes with the paint.
@@ -123,7 +123,7 @@ class NerveApp(SessionHost):
         await self.close_session()
 
     async def session_started(self, session: SessionPort) -> None:
-        session.set_permission_handler(self.ask_permission)
+        self._attach_handlers(session)
         self.refresh_status()
         restored = getattr(session, "restored_messages", None)
         messages = restored() if callable(restored) else []
@@ -346,6 +346,18 @@ class NerveApp(SessionHost):
             self._said.add(text)
             self.say(text)
         return response
+
+    def _attach_handlers(self, session: SessionPort) -> None:
+        session.set_permission_handler(self.ask_permission)
+        set_questions = getattr(session, "set_question_handler", None)
+        if set_questions is not None:
+            set_questions(self.ask_questions)
+
+    async def ask_questions(self, prompt: Any) -> Any:
+        """AskUserQuestion's handler: the question modal (``agent_cli.tui.question``)."""
+        from agent_cli.tui.question import ask_questions
+
+        return await ask_questions(self, prompt)
 
     async def _typing_paused(self) -> None:
         """Return once the user has not typed for ``typing_pause_s``: a prompt must not pop up
