@@ -34,6 +34,7 @@ options:
   -r, --resume [ID]            resume a session (a picker without ID)
   --fork-session               with -c/-r: continue in a new session
   --dangerously-skip-permissions  start in bypassPermissions mode
+  -w, --worktree NAME          work in the git worktree .nerve/worktrees/NAME (created if new)
   -h, --help                   show this help and exit
   --version                    print the version and exit
 

@@ -56,6 +56,7 @@ class RunOptions:
     session_id: str | None = None
     dangerously_skip_permissions: bool = False
     verbose: bool = False
+    worktree: str | None = None  # start in the git worktree .nerve/worktrees/<name>
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session-id")
     p.add_argument("--dangerously-skip-permissions", action="store_true")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("-w", "--worktree", metavar="NAME")
     return p
 
 
@@ -112,4 +114,5 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         session_id=ns.session_id,
         dangerously_skip_permissions=ns.dangerously_skip_permissions,
         verbose=ns.verbose,
+        worktree=ns.worktree,
     )

@@ -40,13 +40,14 @@ BASE_TOOL_MODULES: tuple[str, ...] = (
     "tools.builtin.agent",
     "tools.builtin.plan_mode",
     "tools.builtin.todo",
+    "tools.builtin.web_fetch",
+    "tools.builtin.web_search",
+    "tools.builtin.ask_user",
+    "tools.builtin.worktree",
 )
 
 # Tools behind a feature flag: imported only when ``flags[flag]`` is true.
-FEATURE_TOOLS: dict[str, str] = {
-    "web_fetch": "tools.builtin.web_fetch",
-    "web_search": "tools.builtin.web_search",
-}
+FEATURE_TOOLS: dict[str, str] = {}
 
 _CACHE_CONTROL = {"type": "ephemeral"}
 

@@ -19,7 +19,7 @@ from agent_cli.loop.events import AgentEvent, Notice
 from agent_cli.options import RunOptions
 from agent_cli.session.admin import SessionAdmin
 from agent_cli.session.build import build_session, restore_read_files
-from agent_cli.session.port import PermissionHandler
+from agent_cli.session.port import PermissionHandler, QuestionHandler
 from agent_cli.session.resume import (
     SessionError,
     find_session,
@@ -135,6 +135,12 @@ class AgentSession(SessionAdmin):
     def set_permission_handler(self, handler: PermissionHandler) -> None:
         self._handler = handler
 
+    def set_question_handler(self, handler: QuestionHandler) -> None:
+        """AskUserQuestion's questions go to ``handler`` (the TUI's modal); without one no one
+        can answer (print mode), and the tool says so to the model."""
+        ctx = self.ctx
+        self.loop.ctx = replace(ctx, callbacks=replace(ctx.callbacks, ask_user=handler))
+
     async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
         for warning in self.warnings:
             yield Notice(warning, "warning")
@@ -163,7 +169,7 @@ class AgentSession(SessionAdmin):
             "bash",
             "-c",
             command,
-            cwd=str(self.cwd),
+            cwd=str(self.ctx.cwd),  # the worktree, once the session entered one
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

@@ -53,6 +53,12 @@ def build_session(
     # ends a killed Nerve's leftover process groups, in a background thread
     reaper = start_reaper()
     cwd = (cwd or Path.cwd()).resolve()
+    worktree = None
+    if options.worktree:  # `nerve --worktree NAME`: the session starts in the worktree
+        from agent_cli.session.worktree_start import start_worktree
+
+        worktree = start_worktree(cwd, options.worktree)
+        cwd = worktree.path
     try:
         # Workspace trust: an untrusted project's files only restrict (config.trust).
         trusted = is_trusted(find_project_root(cwd))
@@ -182,6 +188,7 @@ def build_session(
     )
     _wire_subagents(session, env, client, project_trusted=trusted)
     _wire_classifier(session, settings, client)
+    _wire_tool_ports(session, client, worktree)
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
@@ -247,6 +254,15 @@ def _wire_classifier(session: AgentSession, settings: Any, model_client: ModelPo
         conversation=lambda: session.loop.messages,
         on_usage=lambda model, usage: session.loop.usage.add(model, usage),
     )
+
+
+def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) -> None:
+    """WebFetch's and WebSearch's side model; the worktree ``--worktree`` started in."""
+    from agent_cli.session.side_model import wire_side_model
+    from agent_cli.session.worktree_start import attach_worktree
+
+    wire_side_model(session, client)
+    attach_worktree(session, worktree)
 
 
 def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tuple[str, ModelPort]:
