@@ -46,8 +46,11 @@ from tools.context import create_subagent_context as _create_context
 
 __all__ = ["EXCLUDED_TOOLS", "LoopSubagentRunner", "child_mode", "child_tools"]
 
-# Never offered to a child: no recursion, and plan mode belongs to the main conversation.
-EXCLUDED_TOOLS = frozenset({"Agent", "EnterPlanMode", "ExitPlanMode"})
+# Never offered to a child: no recursion; plan mode and the worktree belong to the main
+# conversation.
+EXCLUDED_TOOLS = frozenset(
+    {"Agent", "EnterPlanMode", "ExitPlanMode", "EnterWorktree", "ExitWorktree"}
+)
 DEFAULT_MAX_TURNS = 100
 _RECENT_STEPS = 3
 # After the parent's abort, how long the child may take to answer its tool_uses and stop (the

@@ -38,6 +38,7 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
     #q-help { margin: 1 0 0 0; color: $text-muted; }
     """
 
+    AUTO_FOCUS = None  # the keys belong to the options; the text field takes focus when opened
     BINDINGS = [
         Binding("up", "move(-1)", show=False),
         Binding("down", "move(1)", show=False),
@@ -58,7 +59,10 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
         self._title = Static("", markup=False, id="q-title")
         self._question = Static("", markup=False, id="q-question")
         self._options = Static("", markup=False, id="q-options")
-        self._other = Input(placeholder="Type your answer, Enter to send", id="q-other")
+        # Disabled while hidden: a hidden field must never take focus (and with it the keys).
+        self._other = Input(
+            placeholder="Type your answer, Enter to send", id="q-other", disabled=True
+        )
         self._help = Static("", markup=False, id="q-help")
 
     # -- layout ----------------------------------------------------------------------------
@@ -93,7 +97,7 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
         count = f"  ·  question {self.index + 1} of {total}" if total > 1 else ""
         self._title.update(Text(f"[{q.header}]{count}{who}"))
         self._question.update(Text(q.question))
-        self._other.display = False
+        self._hide_other()
         self._render_options()
         pick = "Space tick · Enter confirm" if q.multi_select else "Enter choose"
         back = " · ← previous" if self.index else ""
@@ -163,11 +167,9 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
         if self._guarded():
             return
         if self._other.has_focus:  # Esc in the text field: back to the options
-            self._other.display = False
-            self._other.value = ""
+            self._hide_other()
             self.ticked.discard(self.other_index)
             self._render_options()
-            self.focus()
             return
         self.dismiss(QuestionResponse(declined=True))
 
@@ -185,11 +187,19 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
             self._answer(self.labels[i])
 
     def _open_other(self) -> None:
+        self._other.disabled = False
         self._other.display = True
         self._other.focus()
 
+    def _hide_other(self) -> None:
+        self._other.display = False
+        self._other.disabled = True
+        self._other.value = ""
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self._guarded():
+            return
         typed = event.value.strip()
         if not typed:
             return
@@ -207,9 +217,7 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
     def _reset(self) -> None:
         self.selected = 0
         self.ticked = set()
-        self._other.value = ""
         self._show()
-        self.focus()
 
 
 async def ask_questions_in_modal(

@@ -85,6 +85,8 @@ def test_child_tools_drop_agent_and_plan_tools_and_follow_the_list() -> None:
     names = {t.name for t in child_tools(pool, AgentDefinition("g", "d"))}
     assert {"Read", "Bash", "Edit"} <= names
     assert not names & {"Agent", "EnterPlanMode", "ExitPlanMode"}
+    assert not names & {"EnterWorktree", "ExitWorktree"}  # the worktree is the session's
+    assert {"WebFetch", "WebSearch", "AskUserQuestion"} <= names
     narrowed = child_tools(pool, AgentDefinition("r", "d", tools=("Read", "Agent", "Nope")))
     assert [t.name for t in narrowed] == ["Read"]
 
