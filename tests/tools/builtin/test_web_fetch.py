@@ -15,6 +15,7 @@ from tools.builtin._web_cache import CACHE_KEY, CACHE_TTL_S, PageCache
 from tools.builtin._web_http import (
     LIMITS_KEY,
     FetchLimits,
+    fetch_limits,
     is_loopback_host,
     permitted_redirect,
     upgrade_url,
@@ -210,6 +211,12 @@ def test_http_is_upgraded_except_for_loopback() -> None:
     for local in ("http://127.0.0.1:8000/x", "http://localhost/x", "http://[::1]:9/x"):
         assert upgrade_url(local) == local
     assert is_loopback_host("127.8.9.10") and not is_loopback_host("10.0.0.1")
+
+
+def test_default_limits() -> None:
+    limits = fetch_limits(make_ctx(()))
+    assert limits.max_bytes == 10 * 1024 * 1024 and limits.timeout_s == 60.0
+    assert limits.max_markdown_chars == 100_000
 
 
 def test_which_redirects_are_followed() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from tools.builtin.worktree import (
 )
 from tools.builtin.write import write_tool
 from tools.context import (
+    Callbacks,
     PermissionAnswer,
     PermissionResponse,
     ToolUseContext,
@@ -245,3 +247,34 @@ async def test_the_modifier_leaves_the_context_it_was_given_untouched(repo: Path
     _out, inside = await _enter(ctx)
     assert ctx.cwd == repo and WORKTREE_KEY not in ctx.options.extra
     assert inside.options.extra is not ctx.options.extra
+
+
+class _ApproveEverything:
+    """An auto-mode classifier that would approve anything it is allowed to decide."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def classify(self, tool_name: str, tool_input: Any, ctx: ToolUseContext) -> Any:
+        from permissions.types import Decision, ReasonKind, Verdict
+
+        self.calls += 1
+        return Verdict(Decision.ALLOW, "looks fine", ReasonKind.CLASSIFIER)
+
+
+async def test_neither_the_classifier_nor_a_headless_run_discards_work(repo: Path) -> None:
+    prompts = ScriptedPrompts([NO])
+    _, inside = await _enter(_ctx(repo, prompts))
+    (inside.cwd / "draft.txt").write_text("x\n")
+    auto = replace(
+        inside.with_mode(PermissionMode.AUTO),
+        options=replace(
+            inside.options, extra={**inside.options.extra, "classifier": _ApproveEverything()}
+        ),
+    )
+    out = await _run(auto, "ExitWorktree", "t2", action="remove", discard_changes=True)
+    assert out.is_error and len(prompts.prompts) == 1  # a human was asked, and said no
+    assert (inside.cwd / "draft.txt").exists()
+    headless = replace(inside, callbacks=Callbacks())  # print mode: no one to ask
+    out = await _run(headless, "ExitWorktree", "t3", action="remove", discard_changes=True)
+    assert out.is_error and (inside.cwd / "draft.txt").exists()
