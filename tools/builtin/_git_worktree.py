@@ -12,7 +12,6 @@ their own allow rules follow them there (those files are untracked, so the check
 from __future__ import annotations
 
 import re
-import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -111,6 +110,8 @@ def validate_name(name: str) -> str | None:
 
 
 def new_name() -> str:
+    import secrets
+
     return f"wt-{secrets.token_hex(3)}"
 
 

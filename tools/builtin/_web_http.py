@@ -15,7 +15,6 @@ httpx is imported on the first fetch, never at start-up.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -109,6 +108,8 @@ def is_loopback_host(host: str | None) -> bool:
     host = host.strip("[]").rstrip(".").lower()
     if host == "localhost" or host.endswith(".localhost"):
         return True
+    import ipaddress  # ~3 ms: not at start-up
+
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:

@@ -15,26 +15,20 @@ The tool is read-only (plan mode may ask for it) and runs in parallel with other
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
 from tools.base import build_tool
-from tools.builtin._web_cache import page_cache
-from tools.builtin._web_http import (
-    CrossHostRedirect,
-    FetchedPage,
-    FetchError,
-    fetch_limits,
-    fetch_page,
-    upgrade_url,
-)
 from tools.context import ToolUseContext
 from tools.errors import ToolExecutionError
 from tools.result import ToolResult, ValidationError
 from tools.side_model import FAST, SideModelError, SideRequest, get_side_model
+
+if TYPE_CHECKING:
+    from tools.builtin._web_http import CrossHostRedirect, FetchedPage
 
 __all__ = [
     "TOOLS",
@@ -124,11 +118,16 @@ async def _validate(inp: WebFetchInput, _ctx: ToolUseContext) -> ValidationError
 
 
 def _backfill(inp: WebFetchInput, _ctx: ToolUseContext) -> WebFetchInput:
+    from tools.builtin._web_http import upgrade_url
+
     # Rules, hooks and the prompt see the URL that will really be fetched.
     return inp.model_copy(update={"url": upgrade_url(inp.url)})
 
 
 async def _get_page(url: str, ctx: ToolUseContext) -> tuple[FetchedPage | CrossHostRedirect, bool]:
+    from tools.builtin._web_cache import page_cache
+    from tools.builtin._web_http import FetchedPage, FetchError, fetch_limits, fetch_page
+
     cache = page_cache(ctx)
     cached = cache.get(url)
     if isinstance(cached, FetchedPage):
@@ -150,6 +149,8 @@ def _shown(page: FetchedPage, limit: int) -> str:
 
 
 async def _answer(page: FetchedPage, inp: WebFetchInput, ctx: ToolUseContext) -> str:
+    from tools.builtin._web_http import fetch_limits
+
     limits = fetch_limits(ctx)
     content = _shown(page, limits.max_markdown_chars)
     side = get_side_model(ctx)
@@ -171,6 +172,9 @@ async def _answer(page: FetchedPage, inp: WebFetchInput, ctx: ToolUseContext) ->
 
 
 async def _call(inp: WebFetchInput, ctx: ToolUseContext, _progress: Any) -> ToolResult:
+    # The HTTP side (and httpx, BeautifulSoup) loads on the first fetch, not at start-up.
+    from tools.builtin._web_http import CrossHostRedirect, upgrade_url
+
     started = time.perf_counter()
     url = upgrade_url(inp.url)
     page, cached = await _get_page(url, ctx)
