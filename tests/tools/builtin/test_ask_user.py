@@ -171,3 +171,11 @@ async def test_it_is_a_barrier_in_a_batch() -> None:
     outcomes = await ex.finish()
     assert order == ["peek", "ask", "answered", "peek"]
     assert [o.is_error for o in outcomes] == [False, False, False]
+
+
+async def test_a_long_free_text_answer_goes_through_the_result_budget(tmp_path: Path) -> None:
+    essay = "because " * 3000  # 24,000 chars: over AskUserQuestion's 20,000
+    asker = Asker(QuestionResponse(answers={AUTH["question"]: essay}))
+    out = await _ask(_ctx(asker, session_dir=tmp_path), AUTH)
+    assert out.tool_result["content"].startswith("<persisted-output>")
+    assert essay.strip() in out.persisted_path.read_text(encoding="utf-8")

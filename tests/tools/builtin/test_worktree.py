@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -11,8 +12,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from permissions.types import PermissionMode
-from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx, rules
+from permissions.types import Decision, PermissionMode, ReasonKind, Verdict
+from tests.tools.pipeline_helpers import ScriptedPrompts, hook_runner, hook_script, make_ctx, rules
 from tools.base import build_tool
 from tools.builtin._git_worktree import create_or_reuse
 from tools.builtin.bash import BASH_TOOL
@@ -256,8 +257,6 @@ class _ApproveEverything:
         self.calls = 0
 
     async def classify(self, tool_name: str, tool_input: Any, ctx: ToolUseContext) -> Any:
-        from permissions.types import Decision, ReasonKind, Verdict
-
         self.calls += 1
         return Verdict(Decision.ALLOW, "looks fine", ReasonKind.CLASSIFIER)
 
@@ -278,3 +277,20 @@ async def test_neither_the_classifier_nor_a_headless_run_discards_work(repo: Pat
     headless = replace(inside, callbacks=Callbacks())  # print mode: no one to ask
     out = await _run(headless, "ExitWorktree", "t3", action="remove", discard_changes=True)
     assert out.is_error and (inside.cwd / "draft.txt").exists()
+
+
+async def test_a_pre_tool_hook_can_stop_enter_worktree(repo: Path, tmp_path: Path) -> None:
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no worktrees on this machine",
+        }
+    }
+    cmd = hook_script(tmp_path, "pre.sh", json.dumps(deny))
+    config = {
+        "PreToolUse": [{"matcher": "EnterWorktree", "hooks": [{"type": "command", "command": cmd}]}]
+    }
+    out = await _run(_ctx(repo, hooks=hook_runner(tmp_path, config)), "EnterWorktree", name="h")
+    assert out.is_error and "no worktrees on this machine" in out.tool_result["content"]
+    assert not (repo / ".nerve" / "worktrees" / "h").exists()
