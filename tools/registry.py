@@ -44,6 +44,7 @@ BASE_TOOL_MODULES: tuple[str, ...] = (
     "tools.builtin.web_search",
     "tools.builtin.ask_user",
     "tools.builtin.worktree",
+    "tools.builtin.skill",
 )
 
 # Tools behind a feature flag: imported only when ``flags[flag]`` is true.

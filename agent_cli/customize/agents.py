@@ -1,8 +1,9 @@
 """Sub-agent types: the built-in ones and custom agents from Markdown files.
 
-Custom agents live in ``.claude/agents/*.md`` or ``.nerve/agents/*.md`` (project, found from the
-working directory) and the same folders under the home directory (user). Each file is YAML-ish
-frontmatter followed by the agent's system prompt:
+Custom agents live in ``.claude/agents/*.md`` or ``.nerve/agents/*.md`` of the project (every
+directory from the project root down to the working directory) and of the user's config dirs.
+Each file is YAML frontmatter (``agent_cli.customize.frontmatter``: block scalars ``|`` and ``>``
+work) followed by the agent's system prompt:
 
     ---
     name: code-reviewer
@@ -14,7 +15,8 @@ frontmatter followed by the agent's system prompt:
     You are a careful code reviewer...
 
 Project agents override user agents of the same name; both override the built-ins. A file that
-cannot be read or has no name/description is skipped with a warning, never an error.
+cannot be read (a FIFO or a device is refused unopened), has broken frontmatter or no
+name/description is skipped with a warning naming it, never an error.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_cli.customize.files import iter_markdown, read_user_file
+from agent_cli.customize.frontmatter import FrontmatterError, as_text, as_words, parse_frontmatter
+from agent_cli.customize.locations import customization_folders
 from tools.builtin.agent import DEFAULT_SUBAGENT_TYPE, AgentDefinition
 
 __all__ = ["BUILTIN_AGENTS", "find_agent", "load_agent_definitions", "parse_agent_file"]
@@ -57,94 +62,44 @@ BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
     ),
 )
 
-_AGENT_DIRS = (".claude/agents", ".nerve/agents")
-
-
-def _split_list(value: str) -> tuple[str, ...]:
-    value = value.strip()
-    if value.startswith("[") and value.endswith("]"):
-        value = value[1:-1]
-    return tuple(p.strip().strip("'\"") for p in value.split(",") if p.strip().strip("'\""))
-
-
-def _frontmatter(text: str) -> tuple[dict[str, str | tuple[str, ...]], str] | None:
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return None
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        return None
-    fields: dict[str, str | tuple[str, ...]] = {}
-    key: str | None = None
-    for raw in lines[1:end]:
-        line = raw.rstrip()
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        stripped = line.strip()
-        if stripped.startswith("- ") and key is not None:  # a YAML block list item
-            prev = fields.get(key)
-            items = prev if isinstance(prev, tuple) else ()
-            fields[key] = (*items, stripped[2:].strip().strip("'\""))
-            continue
-        if ":" not in line:
-            continue
-        key, _, value = line.partition(":")
-        key = key.strip().lower()
-        value = value.strip()
-        fields[key] = value.strip("'\"") if value else ()
-    body = "\n".join(lines[end + 1 :]).strip()
-    return fields, body
-
 
 def parse_agent_file(path: Path, source: str) -> tuple[AgentDefinition | None, str | None]:
     """One agent file -> (definition, None) or (None, why it was skipped)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text, _ = read_user_file(path)
     except OSError as exc:
         return None, f"skipped agent file {path}: {exc.strerror or exc}"
-    parsed = _frontmatter(text)
-    if parsed is None:
+    try:
+        front = parse_frontmatter(text, path)
+    except FrontmatterError as exc:
+        return None, f"skipped agent file {exc}"
+    if not front.has_frontmatter:
         return None, f"skipped agent file {path}: no frontmatter (--- name/description ---)"
-    fields, body = parsed
-    name = fields.get("name")
-    description = fields.get("description")
-    if not isinstance(name, str) or not name.strip():
+    name = as_text(front.get("name"))
+    description = as_text(front.get("description"))
+    if not name:
         return None, f"skipped agent file {path}: no name"
-    if not isinstance(description, str) or not description.strip():
+    if not description:
         return None, f"skipped agent file {path}: no description"
-    raw_tools = fields.get("tools")
-    tools: tuple[str, ...] | None
-    if raw_tools is None or raw_tools == () or raw_tools == "*":
+    raw_tools = front.get("tools")
+    tools: tuple[str, ...] | None = as_words(raw_tools)
+    if not tools or tools == ("*",):
         tools = None
-    elif isinstance(raw_tools, tuple):
-        tools = raw_tools
-    else:
-        tools = _split_list(raw_tools)
-    model = fields.get("model")
-    mode = fields.get("permissionmode")
+    model = as_text(front.get("model"))
+    mode = as_text(front.get("permissionmode", "permission-mode"))
     return (
         AgentDefinition(
-            name=name.strip(),
-            description=description.strip(),
-            prompt=body,
+            name=name,
+            description=" ".join(description.split()),
+            prompt=front.body,
             tools=tools,
-            model=model.strip() if isinstance(model, str) and model.strip() else None,
-            permission_mode=mode.strip() if isinstance(mode, str) and mode.strip() else None,
+            model=model,
+            permission_mode=mode,
             source=source,
             path=path,
         ),
         None,
     )
-
-
-def _agent_files(base: Path) -> Iterable[Path]:
-    for rel in _AGENT_DIRS:
-        folder = base / rel
-        try:
-            yield from sorted(p for p in folder.glob("*.md") if p.is_file())
-        except OSError:
-            continue
 
 
 # Modes a project's agent file may ask for before its folder is trusted: only restrictions.
@@ -154,19 +109,17 @@ _UNTRUSTED_MODES = frozenset({"plan", "dontAsk"})
 def load_agent_definitions(
     cwd: Path, home: Path | None = None, *, project_trusted: bool = True
 ) -> tuple[list[AgentDefinition], list[str]]:
-    """Built-ins, then user agents, then project agents (later ones win by name).
+    """Built-ins, then user agents, then project agents from the project root down to ``cwd``
+    (later ones win by name; see ``agent_cli.customize.locations``).
 
     A project agent of an untrusted folder may not loosen permissions: a ``permissionMode``
     other than ``plan`` or ``dontAsk`` is dropped with a warning (workspace trust).
     """
-    home = home if home is not None else Path.home()
     by_name: dict[str, AgentDefinition] = {a.name: a for a in BUILTIN_AGENTS}
     warnings: list[str] = []
-    bases = [(home, "userSettings")]
-    if cwd.resolve() != home.resolve():
-        bases.append((cwd, "projectSettings"))
-    for base, source in bases:
-        for path in _agent_files(base):
+    for folder in customization_folders("agents", cwd, home):
+        source = "userSettings" if folder.level == "user" else "projectSettings"
+        for path in iter_markdown(folder.path, recursive=False):
             definition, warning = parse_agent_file(path, source)
             if warning:
                 warnings.append(warning)

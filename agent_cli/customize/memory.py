@@ -10,14 +10,21 @@
 * No file is loaded twice: files are keyed by their real path, so a ``CLAUDE.md`` that imports or
   symlinks ``AGENTS.md`` does not double it.
 * Block-level HTML comments are stripped.
+* Rules files without ``paths`` frontmatter (``.claude/rules/**/*.md``, user then project; see
+  ``agent_cli.customize.rules``) follow the memory files of their level.
+* A FIFO or a device in any of these places is refused unopened (``customize.files``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from agent_cli.customize.files import read_user_file
+from agent_cli.customize.locations import config_dirs
+from agent_cli.customize.rules import load_rules
 
 __all__ = ["MAX_IMPORT_DEPTH", "MemoryFile", "load_memory_files", "render_memory"]
 
@@ -32,26 +39,16 @@ _FENCE_RE = re.compile(r"^(```|~~~)")
 class MemoryFile:
     path: Path
     content: str
-    level: str  # "user" | "project" | "local" | "import"
+    level: str  # "user" | "project" | "local" | "import" | "user_rule" | "project_rule"
     imported_from: Path | None = None
-
-
-def _config_dirs(home: Path) -> tuple[Path, Path]:
-    nerve = Path(os.environ.get("NERVE_CONFIG_DIR") or home / ".nerve")
-    claude = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-    return nerve, claude
 
 
 def _read(path: Path) -> str | None:
     try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError:
+        text, truncated = read_user_file(path, MAX_FILE_BYTES)
+    except OSError:  # missing, unreadable, or a FIFO/device refused unopened
         return None
-    text = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
-    if len(data) > MAX_FILE_BYTES:
+    if truncated:
         text += "\n[... memory file truncated ...]\n"
     return _HTML_COMMENT_RE.sub("", text)
 
@@ -103,19 +100,43 @@ class _Loader:
             self.load(_resolve_import(ref, path, self.home), "import", depth + 1, path)
 
 
-def load_memory_files(cwd: Path, *, home: Path | None = None) -> list[MemoryFile]:
-    """Every memory file that applies to ``cwd``, broad to specific, each at most once."""
+def load_memory_files(
+    cwd: Path, *, home: Path | None = None, warnings: list[str] | None = None
+) -> list[MemoryFile]:
+    """Every memory file that applies to ``cwd``, broad to specific, each at most once.
+
+    Unreadable or broken rules files are skipped; why goes to ``warnings`` when given.
+    """
     home = home or Path.home()
     loader = _Loader(home)
-    nerve_dir, claude_dir = _config_dirs(home)
+    nerve_dir, claude_dir = config_dirs(home)
     for p in (nerve_dir / "AGENTS.md", nerve_dir / "CLAUDE.md", claude_dir / "CLAUDE.md"):
         loader.load(p, "user")
+    rules, rule_warnings = load_rules(cwd, home)
+    if warnings is not None:
+        warnings.extend(rule_warnings)
+    always = [r for r in rules if not r.paths]
+    _add_rules(loader, [r for r in always if r.level == "user"], "user_rule")
     cwd = cwd.resolve()
     for d in (*reversed(cwd.parents), cwd):
         for name in ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md"):
             loader.load(d / name, "project")
         loader.load(d / "CLAUDE.local.md", "local")
+    _add_rules(loader, [r for r in always if r.level == "project"], "project_rule")
     return loader.files
+
+
+def _add_rules(loader: _Loader, rules: list[Any], level: str) -> None:
+    for rule in rules:
+        try:
+            real = rule.path.resolve()
+        except OSError:
+            continue
+        if real not in loader.seen and rule.content.strip():
+            loader.seen.add(real)
+            loader.files.append(
+                MemoryFile(rule.path, _HTML_COMMENT_RE.sub("", rule.content), level)
+            )
 
 
 def render_memory(files: list[MemoryFile]) -> str:
@@ -131,6 +152,8 @@ def render_memory(files: list[MemoryFile]) -> str:
             "user": "user's private global instructions",
             "local": "user's private project instructions",
             "import": f"imported from {f.imported_from}",
+            "user_rule": "user's rules for all projects",
+            "project_rule": "project rules, checked into the codebase",
         }.get(f.level, "project instructions, checked into the codebase")
         parts.append(f"Contents of {f.path} ({label}):\n\n{f.content.strip()}")
     return "\n\n".join(parts)

@@ -2,13 +2,16 @@
 
 Print mode is a host without a screen: commands that need one (a picker, ``/clear``, ``/exit``)
 are refused with a clear message. A ``/word`` that names no registered command is not a
-command here: it goes to the model as the prompt it is (``/usr/bin/python fails`` is a question).
+command here: it goes to the model as the prompt it is (``/usr/bin/python fails`` is a question);
+so do prompt commands (``/init``, a project's ``/review 123``), which the session expands.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 from agent_cli.options import RunOptions
@@ -24,7 +27,9 @@ def find_command(prompt: str) -> tuple[SlashCommand, str] | None:
     if slash is None:
         return None
     command = default_registry().get(slash[0])
-    return (command, slash[1]) if command is not None else None
+    if command is None or command.expands_to_prompt:
+        return None  # a prompt for the model (/init, custom commands): the session expands it
+    return command, slash[1]
 
 
 class PrintSlashHost:
@@ -60,6 +65,18 @@ class PrintSlashHost:
 
     def exit(self, code: int = 0) -> None:
         pass
+
+    async def submit_prompt(self, text: str) -> None:
+        # Prompt commands never get here: print mode runs them as the turn (find_command).
+        self.say(f"{text.split()[0]} runs as the prompt of nerve -p", "error")
+
+    def choose(
+        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+    ) -> None:
+        self.say(f"{title} needs the interactive app.", "error")
+
+    async def edit_file(self, path: Path) -> str | None:
+        return "editing needs the interactive app"
 
     @property
     def failed(self) -> bool:

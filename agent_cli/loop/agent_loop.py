@@ -102,6 +102,7 @@ class _TurnState:
     last_text: str = ""
     stop_continuations: int = 0
     started: float = field(default_factory=time.perf_counter)
+    content: Any = None  # the user message's content, when it is not just ``prompt``
 
 
 class AgentLoop:
@@ -156,9 +157,11 @@ class AgentLoop:
         if self._abort is not None:
             self._abort.abort(reason)
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def run_turn(self, prompt: str, *, content: Any = None) -> AsyncIterator[AgentEvent]:
+        """``content``: the user message to send instead of ``prompt`` (an expanded custom
+        command's blocks); hooks still see ``prompt``, as typed."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        producer = asyncio.create_task(self._produce(prompt, queue))
+        producer = asyncio.create_task(self._produce(prompt, queue, content))
         try:
             while True:
                 item = await queue.get()
@@ -177,11 +180,11 @@ class AgentLoop:
 
     # -- the turn --------------------------------------------------------------------------------
 
-    async def _produce(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
+    async def _produce(self, prompt: str, queue: asyncio.Queue[Any], content: Any = None) -> None:
         emit = queue.put_nowait
         self._abort = AbortSignal()
         self.ctx.state.abort = self._abort
-        turn = _TurnState(prompt)
+        turn = _TurnState(prompt, content=content)
         try:
             if await self._submit_prompt(turn, emit):
                 while await self._one_model_call(turn, emit):
@@ -215,7 +218,7 @@ class AgentLoop:
                 emit(ErrorEvent(f"Prompt blocked by UserPromptSubmit hook: {reason}"))
                 return False
             extra = list(outcome.additional_context)
-        message = {"role": "user", "content": turn.prompt}
+        message = {"role": "user", "content": turn.prompt if turn.content is None else turn.content}
         self.messages.append(message)
         self.recorder.user(message)
         for text in extra:

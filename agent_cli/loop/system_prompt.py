@@ -101,8 +101,11 @@ def build_system_prompt(
     tool_descriptions: Sequence[tuple[str, str]] = (),
     home: Path | None = None,
     include_memory: bool = True,
+    warnings: list[str] | None = None,
 ) -> str:
-    """The whole system prompt. Tool descriptions are listed by name (schemas go in ``tools``)."""
+    """The whole system prompt. Tool descriptions are listed by name (schemas go in ``tools``).
+
+    Why a memory or rules file was skipped goes to ``warnings`` when given."""
     parts = [_INTRO, _render_env(env)]
     if tool_descriptions:
         listing = "\n".join(
@@ -110,7 +113,7 @@ def build_system_prompt(
         )
         parts.append("Tools available in this session:\n" + listing)
     if include_memory:
-        memory = render_memory(load_memory_files(env.cwd, home=home))
+        memory = render_memory(load_memory_files(env.cwd, home=home, warnings=warnings))
         if memory:
             parts.append(memory)
     return "\n\n".join(parts)

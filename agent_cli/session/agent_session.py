@@ -19,6 +19,7 @@ from agent_cli.loop.events import AgentEvent, Notice
 from agent_cli.options import RunOptions
 from agent_cli.session.admin import SessionAdmin
 from agent_cli.session.build import build_session, restore_read_files
+from agent_cli.session.custom import run_prompt
 from agent_cli.session.port import PermissionHandler, QuestionHandler
 from agent_cli.session.resume import (
     SessionError,
@@ -153,7 +154,7 @@ class AgentSession(SessionAdmin):
                 yield event
             self._start_source = None
         recorded = self.mode
-        async for event in self.loop.run_turn(prompt):
+        async for event in run_prompt(self, prompt):  # a custom command expands here
             if self.mode != recorded:
                 # A tool changed the mode (EnterPlanMode, ExitPlanMode): recorded like set_mode.
                 recorded = self.mode
@@ -163,6 +164,8 @@ class AgentSession(SessionAdmin):
 
     def abort(self) -> None:
         self.loop.abort()
+        if self.expansion_abort is not None:  # a custom command's `!cmd` line is running
+            self.expansion_abort.abort()
 
     async def run_shell(self, command: str) -> str:
         proc = await asyncio.create_subprocess_exec(
@@ -295,6 +298,21 @@ class AgentSession(SessionAdmin):
             await aclose()
         if self.transcript is not None:
             self.transcript.close()
+
+    # Custom commands and skills (``agent_cli.session.custom`` sets them while building).
+    commands: Any = None  # agent_cli.customize.commands.CommandSet
+    expansion_abort: Any = None  # the AbortSignal of a command being expanded
+
+    def custom_commands(self) -> list[Any]:
+        """What ``/`` offers besides the built-ins: custom commands and skills."""
+        return [] if self.commands is None else self.commands.user_commands()
+
+    def agent_definitions(self) -> list[Any]:
+        """``/agents``: the sub-agent types (``tools.builtin.agent.AgentDefinition``)."""
+        from tools.builtin.agent import RUNNER_KEY
+
+        runner = self.ctx.options.extra.get(RUNNER_KEY)
+        return [] if runner is None else list(runner.agent_types())
 
     def mcp_servers(self) -> list[Any]:
         """``/mcp``: each configured server's status (``tools.mcp.McpServerView``)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
 from agent_cli.options import RunOptions
+from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.resume import (
     SessionError,
     copy_for_fork,
@@ -143,7 +144,9 @@ def build_session(
     )
     warnings += list(hooks.warnings)
 
-    pool = assemble_tool_pool(get_all_base_tools(), (), perm_ctx)
+    commands = load_commands(cwd, project_trusted=trusted)  # custom commands and skills
+    warnings += commands.warnings
+    pool = pool_for_commands(assemble_tool_pool(get_all_base_tools(), (), perm_ctx), commands)
     session_dir = transcript.session_dir if transcript else None
     from tools.mcp.manager import session_mcp
 
@@ -166,7 +169,7 @@ def build_session(
 
     model_name, client = _model(options, settings, model_client)
     system_prompt = build_system_prompt(
-        env, tool_descriptions=[(t.name, t.description) for t in pool]
+        env, tool_descriptions=[(t.name, t.description) for t in pool], warnings=warnings
     )
 
     messages: list[dict[str, Any]] | None = None
@@ -187,6 +190,7 @@ def build_session(
         mcp=mcp,
     )
     _wire_subagents(session, env, client, project_trusted=trusted)
+    wire_customizations(session, commands, settings.project_root)
     _wire_classifier(session, settings, client)
     _wire_tool_ports(session, client, worktree)
     if transcript is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
 
@@ -16,9 +17,11 @@ BEHAVIORS = ("allow", "ask", "deny")
 
 
 async def _help(host: SlashHost, args: str) -> None:
-    registry = default_registry()
+    registry = registry_for(host)  # with the session's custom commands and skills
     rows = [c for c in registry.commands() if host.interactive or not c.interactive_only]
-    lines = [f"/{c.name:<12} {c.description}" for c in rows]
+    lines = [
+        f"/{c.name:<12} {' '.join(filter(None, (c.argument_hint, c.description)))}" for c in rows
+    ]
     for c in rows:
         lines += [f"/{alias:<12} {c.description}" for alias in c.aliases]
     keys = ["", *HELP_KEYS] if host.interactive else []
@@ -202,5 +205,6 @@ def default_registry() -> SlashRegistry:
     if _REGISTRY is None:
         registry = SlashRegistry()
         registry.extend(BUILTIN_COMMANDS)
+        registry.extend(CUSTOMIZE_COMMANDS)
         _REGISTRY = registry
     return _REGISTRY

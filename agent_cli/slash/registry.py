@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_cli.session.port import SessionPort
@@ -48,6 +49,21 @@ class SlashHost(Protocol):
 
     def exit(self, code: int = 0) -> None: ...
 
+    async def submit_prompt(self, text: str) -> None:
+        """Send ``text`` to the model as the user's next turn (a custom command, ``/init``)."""
+        ...
+
+    def choose(
+        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+    ) -> None:
+        """Let the user pick one of ``options`` (a picker in the TUI); ``then`` gets its index,
+        or None when the user cancels or the host cannot ask."""
+        ...
+
+    async def edit_file(self, path: Path) -> str | None:
+        """Open ``path`` in the user's ``$EDITOR``; None when done, else what went wrong."""
+        ...
+
 
 Handler = Callable[[SlashHost, str], Awaitable[None]]
 
@@ -64,6 +80,9 @@ class SlashCommand:
     needs_session: bool = True
     interactive_only: bool = False
     argument_hint: str = ""
+    # The command is a prompt for the model (a custom command, a skill, /init): the session
+    # expands ``/name args`` when it runs the turn (``agent_cli.session.custom``).
+    expands_to_prompt: bool = False
 
 
 @dataclass
@@ -93,7 +112,22 @@ class SlashRegistry:
 
     def descriptions(self) -> dict[str, str]:
         """Every name and alias with its description (for ``/`` completion)."""
-        return {name: command.description for name, command in self._names.items()}
+        return {
+            name: f"{command.argument_hint} {command.description}".strip()
+            for name, command in self._names.items()
+        }
+
+    def layered(self, extra: Iterable[SlashCommand]) -> tuple[SlashRegistry, list[str]]:
+        """A new registry: these commands, then ``extra`` (a session's own commands). An extra
+        command whose name is taken is left out; the names left out are returned."""
+        out = SlashRegistry(dict(self._commands), dict(self._names))
+        skipped = []
+        for command in extra:
+            try:
+                out.add(command)
+            except ValueError:
+                skipped.append(command.name)
+        return out, skipped
 
     async def run(self, host: SlashHost, name: str, args: str) -> None:
         """Run ``/name args``; an unknown name or one the host cannot run is reported."""

@@ -22,7 +22,13 @@ from agent_cli.tui.completion import Completion, path_completions, slash_complet
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.labels import status_text
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
-from agent_cli.tui.slash_host import run_slash, slash_descriptions, works_without_session
+from agent_cli.tui.slash_host import (
+    is_memory_note,
+    run_memory_note,
+    run_slash,
+    slash_descriptions,
+    works_without_session,
+)
 from agent_cli.tui.startup import SessionFactory, SessionHost, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
@@ -147,7 +153,7 @@ class NerveApp(SessionHost):
 
     def _complete(self, text: str, cursor: int) -> list[Completion]:
         if text.startswith("/"):
-            return slash_completions(text, slash_descriptions())
+            return slash_completions(text, slash_descriptions(self))
         return path_completions(self.cwd, text, cursor)
 
     # -- output helpers ------------------------------------------------------------------
@@ -193,6 +199,8 @@ class NerveApp(SessionHost):
             await run_slash(self, *slash)
         elif text.startswith("!") and text[1:].strip():
             self._run_shell(text[1:].strip())
+        elif is_memory_note(text):
+            await run_memory_note(self, text)
         elif self.turn_running:
             self.queued.append(text)
             self.say(f"Queued: {text.splitlines()[0][:80]}")

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shlex
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.slash.builtin import default_registry
+from agent_cli.slash.custom import is_memory_note, registry_for, remember_note
 
 if TYPE_CHECKING:
     from agent_cli.session.port import SessionPort
     from agent_cli.tui.app import NerveApp
 
-__all__ = ["TuiSlashHost", "run_slash", "slash_descriptions", "works_without_session"]
+__all__ = [
+    "TuiSlashHost",
+    "is_memory_note",
+    "run_memory_note",
+    "run_slash",
+    "slash_descriptions",
+    "works_without_session",
+]
 
 
 class TuiSlashHost:
@@ -56,14 +70,66 @@ class TuiSlashHost:
     def exit(self, code: int = 0) -> None:
         self.app.exit(code)
 
+    async def submit_prompt(self, text: str) -> None:
+        app = self.app
+        if app.turn_running:
+            app.queued.append(text)
+            app.say(f"Queued: {text.splitlines()[0][:80]}")
+        else:
+            app.start_turn(text)
+
+    def choose(
+        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+    ) -> None:
+        from agent_cli.tui.picker import ChoiceScreen
+
+        app = self.app
+
+        def chosen(index: int | None) -> None:
+            app.run_worker(then(index), group="choice")
+
+        app.push_screen(ChoiceScreen(title, options), chosen)
+
+    async def edit_file(self, path: Path) -> str | None:
+        """The editor gets the terminal (the app suspends); without a terminal to hand over
+        (a test's headless app) it runs with no input, as a script would."""
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
+        argv = [*shlex.split(editor), str(path)]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            try:
+                with self.app.suspend():
+                    code = subprocess.run(argv, check=False).returncode
+            except SuspendNotSupported:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
+                code = await proc.wait()
+        except OSError as exc:
+            return f"cannot run {editor!r}: {exc.strerror or exc}"
+        return None if code == 0 else f"{editor} exited with status {code}"
+
 
 async def run_slash(app: NerveApp, name: str, args: str) -> None:
-    """Run ``/name args`` in the app."""
-    await default_registry().run(TuiSlashHost(app), name, args)
+    """Run ``/name args`` in the app (its session's own commands included)."""
+    host = TuiSlashHost(app)
+    await registry_for(host).run(host, name, args)
 
 
-def slash_descriptions() -> dict[str, str]:
-    return default_registry().descriptions()
+async def run_memory_note(app: NerveApp, text: str) -> None:
+    """``# note``: pick a memory file, append the note."""
+    await remember_note(TuiSlashHost(app), text)
+
+
+def slash_descriptions(app: NerveApp | None = None) -> dict[str, str]:
+    if app is None:
+        return default_registry().descriptions()
+    return registry_for(TuiSlashHost(app)).descriptions()
 
 
 def works_without_session(name: str) -> bool:

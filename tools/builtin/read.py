@@ -39,6 +39,7 @@ from tools.builtin._read_formats import (
 )
 from tools.builtin._read_text import HASH_CAP, MAX_OUTPUT_TOKENS, read_text_page
 from tools.context import ReadRecord, ToolUseContext, content_hash
+from tools.file_context import file_context_messages
 from tools.result import ContentBlock, ToolResult, ValidationError
 
 __all__ = ["TOOLS", "ReadInput", "ReadOutput", "read_tool"]
@@ -250,6 +251,8 @@ async def _call(inp: ReadInput, ctx: ToolUseContext, progress: ProgressFn) -> To
         )
         if not keep:
             ctx.state.read_files.record(record)
+    if not result.is_error:
+        result.new_messages += file_context_messages(path, ctx)  # e.g. path-scoped rules
     return result
 
 

@@ -107,3 +107,40 @@ def test_child_mode() -> None:
     assert child_mode(M.DEFAULT, edits) is M.ACCEPT_EDITS
     assert child_mode(M.DONT_ASK, plain) is M.DONT_ASK
     assert child_mode(M.DEFAULT, AgentDefinition("x", "d", permission_mode="bogus")) is M.BUBBLE
+
+
+def test_project_agents_found_from_a_subdirectory_up_to_the_root(tmp_path: Path) -> None:
+    from tests.agent_cli.customize.showcase import make_showcase
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = make_showcase(tmp_path / "project")
+    _write(
+        project / "src",
+        ".claude/agents",
+        "local.md",
+        "---\nname: reviewer\ndescription: near\n---\n",
+    )
+    _write(tmp_path, ".claude/agents", "outside.md", "---\nname: outside\ndescription: o\n---\n")
+    defs, warnings = load_agent_definitions(project / "src", home=home)
+    by_name = {d.name: d for d in defs}
+    assert warnings == [] and "outside" not in by_name  # above the repository: not ours
+    assert by_name["reviewer"].description == "near"  # the deeper folder wins
+    defs, _ = load_agent_definitions(project / "src" / "components", home=home)
+    reviewer = {d.name: d for d in defs}["reviewer"]
+    assert reviewer.description == "near"
+    defs, _ = load_agent_definitions(project, home=home)
+    reviewer = {d.name: d for d in defs}["reviewer"]
+    # A YAML block scalar, folded to one line for the listing the model sees.
+    assert reviewer.description == (
+        "Use this agent to review a change. It reads the diff and the files around it."
+    )
+    assert reviewer.tools == ("Read", "Grep", "Glob") and reviewer.path is not None
+
+
+def test_broken_agent_frontmatter_names_the_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    _write(tmp_path, ".claude/agents", "bad.md", "---\nname: x\ndescription: |\n\tTab\n---\n")
+    _, warnings = load_agent_definitions(tmp_path, home=home)
+    assert len(warnings) == 1 and "bad.md:4:" in warnings[0]
