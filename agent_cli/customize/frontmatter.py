@@ -22,9 +22,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["Frontmatter", "FrontmatterError", "as_text", "as_words", "parse_frontmatter"]
 
@@ -58,14 +59,20 @@ class Frontmatter:
         return None
 
 
+def _yaml() -> Any:
+    import yaml  # ~20 ms: only once some file has frontmatter
+
+    return yaml
+
+
 def _load(text: str) -> Any:
-    return yaml.safe_load(text)
+    return _yaml().safe_load(text)
 
 
 def _parses(text: str) -> bool:
     try:
         _load(text)
-    except yaml.YAMLError:
+    except _yaml().YAMLError:
         return False
     return True
 
@@ -124,12 +131,13 @@ def parse_frontmatter(text: str, path: Path | None = None) -> Frontmatter:
         raise FrontmatterError(path, 1, "frontmatter opened with --- is never closed")
     block = [line.rstrip("\r") for line in lines[1:end]]
     body = "\n".join(lines[end + 1 :]).strip()
+    error = _yaml().YAMLError
     try:
         data = _load("\n".join(block))
-    except yaml.YAMLError:
+    except error:
         try:
             data = _load("\n".join(_lenient(block)))
-        except yaml.YAMLError as exc:
+        except error as exc:
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
             raise FrontmatterError(
                 path, _error_line(exc, 2), f"invalid YAML frontmatter: {problem}"

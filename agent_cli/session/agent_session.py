@@ -30,6 +30,7 @@ from agent_cli.session.resume import (
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, RuleSource
 from tools.context import ToolUseContext
+from tools.file_context import FILE_CONTEXT_KEY
 
 __all__ = ["AgentSession", "SessionError", "find_session"]
 
@@ -197,6 +198,9 @@ class AgentSession(SessionAdmin):
         self.loop.messages.clear()
         self.loop.ctx.state.read_files = type(self.ctx.state.read_files)()
         self.ctx.state.shared.pop("todos", None)  # a new conversation starts without a list
+        forget = getattr(self.ctx.options.extra.get(FILE_CONTEXT_KEY), "forget", None)
+        if callable(forget):
+            forget()  # path-scoped rules attach again in the new conversation
         if self.transcript is not None:
             self.transcript.close()
             new_id = str(uuid.uuid4())

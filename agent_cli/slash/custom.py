@@ -29,7 +29,7 @@ _LAST: list[tuple[object, SlashRegistry]] = []
 
 def _submitter(name: str) -> Any:
     async def submit(host: SlashHost, args: str) -> None:
-        await host.submit_prompt(f"/{name} {args}".rstrip())
+        await host.submit_prompt(f"/{name} {args.strip()}".rstrip())
 
     return submit
 

@@ -103,3 +103,18 @@ async def test_untrusted_project_skill_grants_nothing(project: Path) -> None:
     rules = out.context_modifier(ctx).permissions.rules
     assert all(r.source is not RuleSource.COMMAND for r in rules)
     assert notes and "not applied until you trust this folder" in notes[0]
+
+
+async def test_files_beside_a_user_skill_become_readable(project: Path, tmp_path: Path) -> None:
+    skill = tmp_path / "home/.claude/skills/style"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\ndescription: house style\n---\nSee reference.md.\n")
+    (skill / "reference.md").write_text("REFERENCE\n")
+    ctx = _ctx(project)
+    read = ToolCall("r1", "Read", {"file_path": str(skill / "reference.md")})
+    before = await run_tool_call(read, ctx)
+    assert before.is_error  # outside the working directories: asks, and no one is here
+    out = await _skill(ctx, skill="style")
+    assert out.context_modifier is not None
+    after = await run_tool_call(read, out.context_modifier(ctx))
+    assert not after.is_error and "REFERENCE" in str(after.tool_result["content"])

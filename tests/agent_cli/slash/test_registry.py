@@ -89,3 +89,44 @@ def test_parse_slash_leaves_paths_and_double_slashes_alone() -> None:
     assert parse_slash("/Cost  now ") == ("cost", "now")
     assert parse_slash("//comment") is None
     assert parse_slash("no slash") is None
+
+
+def test_layered_adds_session_commands_without_replacing_built_ins() -> None:
+    base = SlashRegistry()
+    base.add(SlashCommand("help", "built-in", _noop))
+    extra = [
+        SlashCommand("help", "a project's help.md", _noop),
+        SlashCommand("pr-review", "review", _noop, argument_hint="[pr]", expands_to_prompt=True),
+    ]
+    layered, skipped = base.layered(extra)
+    assert skipped == ["help"]
+    assert layered.get("help") is base.get("help")
+    assert layered.descriptions()["pr-review"] == "[pr] review"
+    assert base.get("pr-review") is None  # the base table is untouched
+
+
+async def test_custom_commands_of_the_session_hand_the_prompt_to_the_host(tmp_path: Any) -> None:
+    from agent_cli.slash.custom import registry_for, session_commands
+
+    class Session:
+        cwd = tmp_path
+
+        def custom_commands(self) -> list[Any]:
+            from agent_cli.customize.commands import PromptCommand
+
+            return [PromptCommand("fix", "Fix an issue", "b", tmp_path / "f.md", "project")]
+
+    submitted: list[str] = []
+
+    class PromptHost(Host):
+        async def submit_prompt(self, text: str) -> None:
+            submitted.append(text)
+
+    host = PromptHost(interactive=True, session=Session())
+    registry = registry_for(host)
+    assert registry.get("help") is default_registry().get("help")
+    await registry.run(host, "fix", "  42 ")
+    await registry.run(host, "init", "")
+    assert submitted == ["/fix 42", "/init"]
+    [fix] = session_commands(Session().custom_commands())
+    assert fix.description == "Fix an issue (project)" and fix.expands_to_prompt
