@@ -125,6 +125,11 @@ def _turn_rules(session: AgentSession, command: PromptCommand) -> list[Permissio
             rules.append(make_rule(text, RuleBehavior.ALLOW, RuleSource.COMMAND, session.cwd))
         except RuleSyntaxError as exc:
             session.warnings.append(f"/{command.name}: allowed-tools rule {text!r} ignored: {exc}")
+    if command.skill_dir is not None:  # the files beside SKILL.md, for the session
+        spec = f"/{command.skill_dir}/**".replace("///", "//")
+        rules.append(
+            make_rule(f"Read({spec})", RuleBehavior.ALLOW, RuleSource.SESSION, session.cwd)
+        )
     if command.kind == "builtin" and getattr(session, "_handler", None) is not None:
         # /init: the user approves the file with its diff, whatever the mode.
         spec = f"/{command.path}".replace("///", "//")
@@ -145,19 +150,21 @@ def _turn_model(session: AgentSession, command: PromptCommand) -> str | None:
 
 
 def _keep_approvals(session: AgentSession, outcomes: Sequence[CallOutcome]) -> list[str]:
-    """A command line the user approved with "always": saved like any approval."""
+    """A command line the user approved with "always": saved like any approval. Nothing else a
+    command line did carries over (a ``cd`` in it does not move the session)."""
+    from tools.execution.pipeline_permission import session_rules_modifier
+
     notes = []
     for outcome in outcomes:
-        if outcome.context_modifier is not None:
-            session.loop.ctx = outcome.context_modifier(session.loop.ctx)
         if outcome.rules_to_persist:
+            session.loop.ctx = session_rules_modifier(outcome.rules_to_persist)(session.loop.ctx)
             notes += session._persist_always_rules(outcome.rules_to_persist)
     return notes
 
 
-def _failed(message: str) -> list[AgentEvent]:
+def _failed(message: str, stop_reason: str = "blocked") -> list[AgentEvent]:
     finished = TurnFinished(
-        stop_reason="blocked", num_turns=0, usage={}, cost_usd=0.0, is_error=True, result_text=""
+        stop_reason=stop_reason, num_turns=0, usage={}, cost_usd=0.0, is_error=True, result_text=""
     )
     return [ErrorEvent(message), finished]
 
@@ -206,16 +213,19 @@ async def _command_turn(
         yield Notice(warning, "warning")
     session.warnings = []
     if signal.aborted:
-        for event in _failed(f"/{command.name} was interrupted before it was sent"):
+        for event in _failed(f"/{command.name} was interrupted before it was sent", "aborted"):
             yield event
         return
     if expansion.error is not None:
         for event in _failed(expansion.error):
             yield event
         return
+    body = expansion.text
+    if command.skill_dir is not None:
+        body = f"Base directory for this skill: {command.skill_dir}\n\n{body}"
     content = [
         {"type": "text", "text": command_header(command.name, args)},
-        {"type": "text", "text": expansion.text},
+        {"type": "text", "text": body},
     ]
     before = session.loop.model_name
     if model is not None:

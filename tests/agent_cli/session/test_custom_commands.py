@@ -165,3 +165,39 @@ async def test_init_shows_the_diff_for_approval_even_in_accept_edits(env: Path) 
         assert asked[0].preview is not None and "Run `pytest`." in asked[0].preview
         assert target.read_text() == content
         await session.close()
+
+
+async def test_esc_while_a_command_line_runs_sends_nothing(env: Path) -> None:  # noqa: F811
+    import asyncio
+
+    (env / ".claude/commands").mkdir(parents=True)
+    (env / ".claude/commands/slow.md").write_text(
+        "---\nallowed-tools: Bash(touch:*), Bash(sleep:*)\n---\nOut: !`touch started && sleep 30`\n"
+    )
+    with ScriptedServer(Scenario.of()) as server:
+        session = _session(server, env)
+        turn = asyncio.ensure_future(_collect(session, "/slow"))
+        while not (env / "started").exists():
+            await asyncio.sleep(0.01)
+        session.abort()
+        events = await turn
+        [finished] = [e for e in events if isinstance(e, TurnFinished)]
+        assert finished.stop_reason == "aborted" and finished.is_error
+        assert server.requests == []
+        await session.close()
+
+
+async def test_a_typed_skill_names_its_folder_and_makes_it_readable(env: Path) -> None:  # noqa: F811
+    project = make_showcase(env)
+    template = project / ".claude/skills/release-notes/template.md"
+    scenario = Scenario.of(
+        Turn([tool_use("Read", {"file_path": str(template)}, id="r")]),
+        Turn([text("ok")], match=Match(tool_result_for="r")),
+    )
+    with ScriptedServer(scenario) as server:
+        session = _session(server, project / "src")  # the skill folder is outside the cwd
+        events = await _collect(session, "/release-notes")
+        body = _texts(server.requests[0].body["messages"][0])[1]
+        assert body.startswith(f"Base directory for this skill: {template.parent}")
+        assert "SKILL-TEMPLATE-MARKER" in str(_finished(events)["r"].content)
+        await session.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -72,10 +73,13 @@ async def test_a_command_line_that_needs_permission_asks_first(
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=15)
         assert "touch made.txt" in str(app.screen.query_one("#perm-command").render())
         assert server.requests == []  # nothing is sent before the line has run
-        await pilot.press("y")
+        await pilot.press("a")  # yes, and don't ask again
         await wait_for(pilot, lambda: server.requests and not app.turn_running, timeout=15)
+        assert any(n.startswith("Saved rule") for n in _notices(app))
     assert (project / "made.txt").exists()
     assert _texts(server.requests[0].body["messages"][0])[1] == "Made it: yes"
+    saved = json.loads((project / ".nerve/settings.local.json").read_text())
+    assert saved["permissions"]["allow"]
 
 
 async def test_init_shows_the_new_file_for_approval(
