@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.customize.commands import CommandSet, PromptCommand
-from agent_cli.customize.expand import expand_command, new_call_id
 from tools.builtin.skill import LoadedSkill, SkillInfo, skill_rules
 from tools.context import ToolUseContext
 from tools.execution.pipeline_types import CallOutcome, ToolCall
@@ -60,6 +59,8 @@ class CommandCatalog:
         return command.allowed_tools if command.trusted else ()
 
     async def load(self, name: str, args: str, ctx: ToolUseContext) -> LoadedSkill:
+        from agent_cli.customize.expand import expand_command, new_call_id
+
         command = self.commands.get(name)
         if command is None or not command.model_invocable:
             return LoadedSkill(error=f"Unknown skill {name!r}")

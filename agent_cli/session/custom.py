@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.customize.catalog import CommandCatalog, listing_for_prompt
 from agent_cli.customize.commands import CommandSet, PromptCommand, load_prompt_commands
-from agent_cli.customize.expand import command_header, expand_command, new_call_id
-from agent_cli.customize.init import init_command
 from agent_cli.customize.rules import PathRules, load_rules
 from agent_cli.loop.events import AgentEvent, ErrorEvent, Notice, TurnFinished
 from permissions.types import PermissionRule, RuleBehavior, RuleSource
@@ -94,6 +92,8 @@ def find_prompt_command(session: Any, prompt: str) -> tuple[PromptCommand, str] 
         return None
     name, args = parsed
     if name in BUILTIN_PROMPTS:
+        from agent_cli.customize.init import init_command
+
         return init_command(session.cwd), args
     commands: CommandSet | None = getattr(session, "commands", None)
     command = commands.get(name) if commands is not None else None
@@ -172,6 +172,7 @@ def _failed(message: str, stop_reason: str = "blocked") -> list[AgentEvent]:
 async def _command_turn(
     session: AgentSession, command: PromptCommand, args: str, prompt: str
 ) -> AsyncIterator[AgentEvent]:
+    from agent_cli.customize.expand import command_header, expand_command, new_call_id
     from agent_cli.loop.turn_context import context_for_turn
     from config import find_project_root
     from tools.execution.pipeline import run_tool_call
