@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import __version__
+from agent_cli.transcripts.commands import typed_command
 
 __all__ = [
     "ENVELOPE_TYPES",
@@ -375,7 +376,7 @@ def prompt_text(content: Any) -> str | None:
     if isinstance(content, list):
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text")).strip():
-                return str(b["text"])
+                return typed_command(str(b["text"])) or str(b["text"])
     return None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from agent_cli.transcripts.commands import typed_command
 from agent_cli.tui.labels import content_text
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
@@ -64,12 +65,17 @@ def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
             continue
         if not isinstance(content, list):
             continue
+        typed = None
         for block in content:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text" and str(block.get("text", "")).strip():
-                entries.append(Entry("user" if role == "user" else "assistant", block["text"]))
+                if typed is not None:
+                    continue  # a custom command's expanded body: shown as the command typed
+                typed = typed_command(block["text"]) if role == "user" else None
+                text = typed or block["text"]
+                entries.append(Entry("user" if role == "user" else "assistant", text))
             elif kind == "tool_use":
                 tid = str(block.get("id", ""))
                 tools[tid] = len(entries)
