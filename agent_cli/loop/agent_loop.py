@@ -239,6 +239,10 @@ class AgentLoop:
         self.recorder.hold_results()  # results that finish before their assistant is recorded
         collector = asyncio.create_task(self._collect_results(executor, emit))
         assistant = await self._request_model(executor, emit)
+        for warning in assistant.warnings:
+            emit(Notice(warning, "warning"))
+        if assistant.partial:
+            emit(Notice(_partial_notice(assistant), "warning"))
         turn.usage = turn.usage + assistant.usage
         self.usage.add(self.model_name, assistant.usage)
         self._record_assistant(assistant)
@@ -406,3 +410,11 @@ class AgentLoop:
 
     def _abort_requested(self) -> bool:
         return self._abort is not None and self._abort.aborted
+
+
+def _partial_notice(assistant: AssistantTurn) -> str:
+    calls = len(assistant.tool_uses)
+    return (
+        f"The model's stream broke after {calls} tool call(s) were handed out "
+        f"({assistant.error}); answering them and continuing without asking again."
+    )

@@ -1,6 +1,7 @@
 """The model client: configuration, streaming with retries, usage and cost.
 
-Importing this package stays light: ``ModelClient`` (which imports the SDK) loads on first use.
+Importing this package stays light: ``ModelClient`` (and with it httpx) loads on first use; the
+anthropic SDK only ever for Bedrock or Vertex (``agent_cli.model.transport``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from agent_cli.model.config import (
     ModelConfig,
     resolve_model,
 )
+from agent_cli.model.endpoint import ModelConfigError
 from agent_cli.model.retry import RetryNotice, RetryPolicy, parse_retry_after
 from agent_cli.model.turn import AssistantTurn, ModelError
 from agent_cli.model.usage import SessionUsage, Usage, cost_usd, estimate_cost
@@ -28,6 +30,7 @@ __all__ = [
     "MissingApiKey",
     "ModelClient",
     "ModelConfig",
+    "ModelConfigError",
     "ModelError",
     "RetryNotice",
     "RetryPolicy",

@@ -1,50 +1,28 @@
-"""The model client: one streamed assistant turn over the Anthropic SDK, with our own retries.
+"""The model client: one streamed assistant turn over a ``Transport``, with our own retries.
 
-The only module that imports ``anthropic`` (and ``httpx2``): import it lazily, after the first
-frame. Facts this code relies on (SDK 2.x, see reference/stack.md §3): a stream cut mid-body
-raises a raw ``httpx2.RemoteProtocolError`` that the SDK neither wraps nor retries; an in-stream
-``event: error`` becomes ``APIStatusError`` with ``status_code == 200``; the SDK's own retries
-obey ``retry-after`` uncapped and silently. So the SDK runs with ``max_retries=0`` by default
-and this client retries everything itself (capped, announced through ``on_retry``).
+No SDK here: the first-party transport speaks HTTP itself (``agent_cli.model.http_transport``)
+and the SDK is imported only for Bedrock and Vertex (``agent_cli.model.sdk_transport``). Every
+failure arrives classified (``ErrorInfo``), so retries, partial turns and final errors are
+decided here alone, the same for both.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-import anthropic
-import httpx2
-
 from agent_cli.model.config import ModelConfig
-from agent_cli.model.retry import RetryNotice, RetryPolicy, parse_retry_after
-from agent_cli.model.stream import (
-    Attempt,
-    BadStream,
-    TextCallback,
-    ToolUseCallback,
-    block_to_dict,
-    call_back,
-    handle_event,
-    sdk_events,
-)
+from agent_cli.model.errors import AttemptError, BadStream, ErrorInfo, connection_lost
+from agent_cli.model.key_helper import KeyHelperError
+from agent_cli.model.retry import RetryNotice, RetryPolicy
+from agent_cli.model.stream import Attempt, TextCallback, ToolUseCallback, call_back, handle_event
+from agent_cli.model.transport import Transport, make_transport
 from agent_cli.model.turn import AssistantTurn, ModelError
-from agent_cli.model.usage import Usage
 
-__all__ = [
-    "AbortLike",
-    "ErrorInfo",
-    "ModelClient",
-    "block_to_dict",
-    "classify_error",
-    "system_blocks",
-]
+__all__ = ["AbortLike", "ErrorInfo", "ModelClient", "classify_error", "system_blocks"]
 
 RetryCallback = Callable[[RetryNotice], Any]
-RETRYABLE_IN_STREAM = frozenset({"overloaded_error", "api_error"})
-STATUS_LABELS = {408: "request timeout", 409: "conflict", 429: "rate limited", 529: "overloaded"}
 
 
 class AbortLike(Protocol):
@@ -56,69 +34,12 @@ class AbortLike(Protocol):
     async def wait(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    """A failure of one attempt, classified."""
-
-    retryable: bool
-    reason: str  # short, for the user ("rate limited (429): ...")
-    status: int | None = None
-    error_type: str | None = None
-    message: str = ""
-    retry_after: float | None = None
-    request_id: str | None = None
-
-
-def _error_fields(body: object, fallback: str) -> tuple[str | None, str]:
-    if isinstance(body, Mapping):
-        err = body.get("error")
-        if isinstance(err, Mapping):
-            return (str(err.get("type") or "") or None, str(err.get("message") or fallback))
-    return None, fallback
-
-
 def classify_error(exc: BaseException) -> ErrorInfo | None:
     """Classify an exception from one attempt; None means it is not a model-call failure."""
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        etype, message = _error_fields(exc.body, exc.message)
-        headers = exc.response.headers
-        if status == 200:  # an `event: error` inside a 200 stream
-            retryable = etype in RETRYABLE_IN_STREAM
-            label = f"{(etype or 'error').replace('_', ' ')} mid-stream"
-            retry_after = None
-        else:
-            retryable = status in (408, 409, 429) or status >= 500
-            label = STATUS_LABELS.get(status, "server error" if status >= 500 else "error")
-            label = f"{label} ({status})"
-            retry_after = parse_retry_after(headers)
-        # The server's explicit word wins, as in the SDK (our scripted server says "false" on
-        # unexpected requests so a test fails once, loudly, instead of after every retry).
-        hint = headers.get("x-should-retry")
-        if hint in ("true", "false"):
-            retryable = hint == "true"
-        return ErrorInfo(
-            retryable,
-            f"{label}: {message}",
-            status,
-            etype,
-            message,
-            retry_after,
-            headers.get("request-id"),
-        )
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ErrorInfo(True, "request timed out", message="request timed out")
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc
-        return ErrorInfo(True, f"connection error: {cause}", message=str(cause))
-    if isinstance(exc, httpx2.TransportError):
-        return ErrorInfo(True, f"connection lost: {exc}", message=str(exc))
-    if isinstance(exc, anthropic.APIError):
-        return ErrorInfo(False, f"bad response: {exc.message}", message=exc.message)
-    if isinstance(exc, BadStream):
-        return ErrorInfo(
-            False, f"bad response: {exc}", message=f"bad response from the model: {exc}"
-        )
+    if isinstance(exc, AttemptError):
+        return exc.info
+    if isinstance(exc, BadStream):  # as a broken connection: retried, or a partial turn
+        return ErrorInfo(True, f"bad stream: {exc}", message=f"bad stream from the model: {exc}")
     return None
 
 
@@ -149,23 +70,16 @@ class ModelClient:
         config: ModelConfig,
         *,
         policy: RetryPolicy | None = None,
-        sdk_max_retries: int = 0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        http_client: httpx2.AsyncClient | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.config = config
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy(max_attempts=config.max_retries + 1)
         self._sleep = sleep
-        self._client = anthropic.AsyncAnthropic(
-            api_key=config.api_key,
-            base_url=config.base_url,
-            max_retries=sdk_max_retries,
-            timeout=config.timeout,
-            http_client=http_client,
-        )
+        self.transport = transport or make_transport(config)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self.transport.aclose()
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -216,14 +130,17 @@ class ModelClient:
         ``on_text(delta)`` gets each text delta. ``on_tool_use(id, name, input)`` is called the
         moment a tool_use block's ``content_block_stop`` arrives, with its complete input, before
         the message ends — hand the call to the executor and return quickly (the stream waits
-        for the callback). Callbacks may be sync or async.
+        for the callback). Callbacks may be sync or async. An input that is not valid JSON is
+        handed out (at the message's end) as an ``UnparsedToolInput``, so the model is told.
 
         Failures and tools (strategy (a): buffer nothing, never run a tool twice):
 
-        * Nothing handed out yet and the failure is retryable (connection lost mid-stream,
-          in-stream ``overloaded_error``/``api_error``, 408/409/429/5xx, connection errors):
-          ``on_retry(RetryNotice)`` is called (with the text already streamed, so the UI can drop
-          it), the client waits (backoff with jitter, ``retry-after`` capped) and asks again.
+        * Nothing handed out yet and the failure is retryable (connection lost or stalled, a
+          stream that ends before ``message_stop`` or breaks the protocol, in-stream
+          ``overloaded_error``/``api_error``, 408/409/429/5xx): ``on_retry(RetryNotice)`` is
+          called (with the text already streamed, so the UI can drop it), the client waits
+          (backoff with jitter, ``retry-after`` capped) and asks again. A 401 with an
+          ``apiKeyHelper`` re-runs the helper and asks once more.
         * Some tool_use blocks already handed out: the client does NOT ask again (the model
           could answer differently and tools would run twice). It returns a partial turn:
           ``content`` = the blocks fully received, ``stop_reason="tool_use"``, ``partial=True``,
@@ -236,6 +153,7 @@ class ModelClient:
             system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
         )
         attempt = 0
+        reauthenticated = False
         while True:
             attempt += 1
             state = Attempt()
@@ -247,12 +165,20 @@ class ModelClient:
                 )
             except _Aborted:
                 return state.turn(attempt, aborted=True)
+            except KeyHelperError as exc:
+                raise ModelError(str(exc), attempts=attempt) from exc
             except Exception as exc:
                 info = classify_error(exc)
                 if info is None:
                     raise
                 if state.handed_out:
+                    await state.release_unparsed(on_tool_use)
                     return state.turn(attempt, error=info.reason)
+                if info.status == 401 and not reauthenticated:
+                    reauthenticated = await self.transport.reauthenticate()
+                    if reauthenticated:  # a fresh key from the helper, at once
+                        await call_back(on_retry, RetryNotice(attempt, 0.0, info.reason))
+                        continue
                 if not info.retryable or attempt >= self.policy.max_attempts:
                     raise ModelError(
                         info.message or info.reason,
@@ -298,18 +224,15 @@ class ModelClient:
         on_text: TextCallback | None,
         on_tool_use: ToolUseCallback | None,
     ) -> AssistantTurn:
-        async with self._client.messages.stream(**params) as stream:
-            async for raw in sdk_events(stream):
-                await handle_event(raw, state, on_text, on_tool_use)
-            final = await stream.get_final_message()
-        content = [block_to_dict(b) for b in final.content]
-        for index, new_id in state.renamed.items():
-            content[index]["id"] = new_id
-        return AssistantTurn(
-            content=[b for i, b in enumerate(content) if i not in state.truncated],
-            stop_reason=final.stop_reason,
-            usage=Usage.from_api(final.usage),
-            model=final.model,
-            message_id=final.id,
-            attempts=attempt,
-        )
+        async with self.transport.stream(params, state.warnings.append) as events:
+            async for event in events:
+                await handle_event(event, state, on_text, on_tool_use)
+                if state.stopped:
+                    break
+        if not state.stopped:
+            # A clean end of the body is not an answer: without message_stop the model may
+            # have been cut off anywhere (a proxy timing out, a dropped connection).
+            what = "after message_start" if state.started else "before message_start"
+            raise AttemptError(connection_lost(f"the stream ended {what} without message_stop"))
+        await state.release_unparsed(on_tool_use)
+        return state.turn(attempt)

@@ -7,7 +7,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from agent_cli.model.endpoint import (
+    DEFAULT_STREAM_IDLE_TIMEOUT_S,
+    CloudConfig,
+    KeyHelperConfig,
+    cloud_config,
+    custom_headers,
+    key_helper_config,
+    max_retries,
+    provider,
+    stream_idle_timeout,
+)
+from agent_cli.model.retry import DEFAULT_MAX_RETRIES
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -28,18 +41,17 @@ MODEL_ALIASES: dict[str, str] = {
     "opus": "claude-opus-4-5",
     "haiku": "claude-haiku-4-5",
 }
-# With a custom endpoint that authenticates by itself (a local proxy) no key is needed, but the
-# SDK refuses to send a request without one; this placeholder is what it gets.
-NO_KEY_PLACEHOLDER = "no-key-needed"
 
 
 class MissingApiKey(Exception):
-    """No API key and no custom endpoint: the message tells the user how to fix it."""
+    """No credentials and no custom endpoint: the message tells the user how to fix it."""
 
     def __init__(self) -> None:
         super().__init__(
             "No API key found. Set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...), "
-            "or set ANTHROPIC_BASE_URL to use a compatible endpoint. "
+            "ANTHROPIC_AUTH_TOKEN or an apiKeyHelper in settings, or set ANTHROPIC_BASE_URL to "
+            "use a compatible endpoint (CLAUDE_CODE_USE_BEDROCK / CLAUDE_CODE_USE_VERTEX for "
+            "the cloud providers). "
             "To look around without a key, try `nerve demo` for an offline tour."
         )
 
@@ -60,18 +72,34 @@ def resolve_model(
 
 @dataclass(frozen=True, slots=True)
 class ModelConfig:
-    """Everything the client needs to reach the model."""
+    """Everything the client needs to reach the model.
 
-    api_key: str
+    ``api_key`` goes out as ``x-api-key``, ``auth_token`` as ``Authorization: Bearer``; with
+    neither, ``key_helper``'s output is sent as both (as Claude Code does). ``cloud`` set: the
+    request goes to Bedrock or Vertex through the SDK, never to the first-party API.
+    """
+
+    api_key: str | None = None
     model: str = DEFAULT_MODEL
     base_url: str | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     timeout: float = DEFAULT_TIMEOUT
+    auth_token: str | None = None
+    key_helper: KeyHelperConfig | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # ANTHROPIC_CUSTOM_HEADERS
+    betas: tuple[str, ...] = ()  # anthropic-beta
+    cloud: CloudConfig | None = None
+    idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT_S
+    max_retries: int = DEFAULT_MAX_RETRIES
+
+    @property
+    def provider(self) -> str:
+        return "anthropic" if self.cloud is None else self.cloud.provider
 
     def __repr__(self) -> str:  # never print the key
         return (
-            f"ModelConfig(model={self.model!r}, base_url={self.base_url!r}, "
-            f"max_tokens={self.max_tokens}, timeout={self.timeout})"
+            f"ModelConfig(provider={self.provider!r}, model={self.model!r}, "
+            f"base_url={self.base_url!r}, max_tokens={self.max_tokens}, timeout={self.timeout})"
         )
 
     @classmethod
@@ -86,23 +114,36 @@ class ModelConfig:
         max_tokens: int | None = None,
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
+        api_key_helper: str | None = None,
     ) -> ModelConfig:
-        """Resolve from explicit values (a flag, settings, an ``apiKeyHelper``'s output) and env.
+        """Resolve from explicit values (a flag, settings) and ``env`` (default ``os.environ``).
 
-        Key: ``api_key`` > ``ANTHROPIC_API_KEY``. Base URL: ``base_url`` > ``ANTHROPIC_BASE_URL`` >
-        settings. Raises MissingApiKey when there is neither a key nor a custom base URL.
+        Provider: ``CLAUDE_CODE_USE_BEDROCK`` / ``_VERTEX`` (see ``agent_cli.model.endpoint``).
+        Key: ``api_key`` > ``ANTHROPIC_API_KEY``; token: ``ANTHROPIC_AUTH_TOKEN``; the settings'
+        ``api_key_helper`` only when neither is set. Base URL: ``base_url`` >
+        ``ANTHROPIC_BASE_URL`` > settings. Raises MissingApiKey when the Anthropic API is asked
+        without any credential or custom base URL, ModelConfigError for unusable values.
         """
         env = os.environ if env is None else env
+        cloud = cloud_config(env, provider(env))
         key = (api_key or env.get("ANTHROPIC_API_KEY") or "").strip()
+        token = (env.get("ANTHROPIC_AUTH_TOKEN") or "").strip()
         url = (base_url or env.get("ANTHROPIC_BASE_URL") or settings_base_url or "").strip()
-        if not key:
-            if not url:
-                raise MissingApiKey()
-            key = NO_KEY_PLACEHOLDER
+        helper = None if key or token else key_helper_config(api_key_helper, env)
+        if helper is not None:
+            helper = replace(helper, env=tuple(sorted(env.items())))
+        if cloud is None and not (key or token or helper or url):
+            raise MissingApiKey()
         return cls(
-            api_key=key,
+            api_key=key or None,
             model=resolve_model(cli_model, settings_model, env),
             base_url=url or None,
             max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
             timeout=timeout or DEFAULT_TIMEOUT,
+            auth_token=token or None,
+            key_helper=helper,
+            headers=custom_headers(env),
+            cloud=cloud,
+            idle_timeout=stream_idle_timeout(env),
+            max_retries=max_retries(env, DEFAULT_MAX_RETRIES),
         )

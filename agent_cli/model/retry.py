@@ -7,13 +7,16 @@ a cap, and every wait announced through ``on_retry`` as a ``RetryNotice``.
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["RetryNotice", "RetryPolicy", "parse_retry_after"]
+__all__ = ["DEFAULT_MAX_RETRIES", "RetryNotice", "RetryPolicy", "parse_retry_after"]
+
+# As Claude Code: 10 retries, backoff 0.5 s doubling up to 32 s: about 2.7 minutes of waiting
+# before a run of 500/529s is given up (CLAUDE_CODE_MAX_RETRIES changes the count).
+DEFAULT_MAX_RETRIES = 10
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
@@ -37,6 +40,8 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only for the rare date form: ~10 ms of imports
+
     parsed = email.utils.parsedate_tz(value)
     if parsed is None:
         return None
@@ -54,9 +59,9 @@ class RetryPolicy:
     must not freeze a terminal session.
     """
 
-    max_attempts: int = 8
+    max_attempts: int = DEFAULT_MAX_RETRIES + 1
     base_delay: float = 0.5
-    max_delay: float = 8.0
+    max_delay: float = 32.0
     retry_after_cap: float = 60.0
     jitter: float = 0.25
 

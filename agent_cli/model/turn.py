@@ -20,6 +20,7 @@ class AssistantTurn:
     those tools and the conversation continues. ``error`` says what broke.
     ``aborted``: the caller's abort signal stopped the stream; ``content`` also keeps the text of
     an unfinished text block (the user saw it) but never an unfinished tool_use.
+    ``warnings``: what the stream had wrong but the turn survived (garbage lines skipped...).
     """
 
     content: list[dict[str, Any]]
@@ -31,6 +32,7 @@ class AssistantTurn:
     aborted: bool = False
     error: str | None = None
     attempts: int = 1
+    warnings: tuple[str, ...] = ()
 
     @property
     def tool_uses(self) -> list[dict[str, Any]]:

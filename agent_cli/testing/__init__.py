@@ -1,5 +1,13 @@
 """Test doubles that go through the real seams: a scripted Anthropic Messages API over real HTTP."""
 
+from agent_cli.testing.faults import (
+    cut_mid_chunk,
+    eof,
+    hang_after_headers,
+    hang_before_headers,
+    malformed,
+    slow,
+)
 from agent_cli.testing.scenario import (
     Fault,
     Match,
@@ -29,11 +37,17 @@ __all__ = [
     "ScriptedServer",
     "Turn",
     "cut",
+    "cut_mid_chunk",
+    "eof",
+    "hang_after_headers",
+    "hang_before_headers",
     "http_error",
+    "malformed",
     "overloaded",
     "rate_limit",
     "server_error",
     "server_tool_use",
+    "slow",
     "stream_error",
     "text",
     "tool_use",

@@ -45,7 +45,17 @@ __all__ = [
     "web_search_result",
 ]
 
-FaultKind = Literal["http", "stream_error", "cut"]
+FaultKind = Literal[
+    "http",
+    "stream_error",
+    "cut",
+    "cut_mid_chunk",
+    "eof",
+    "hang_before_headers",
+    "hang_after_headers",
+    "slow",
+    "malformed",
+]
 FAULT_KINDS: dict[str, tuple[str, int | None, str | None]] = {
     # declarative name -> (kind, HTTP status, error type)
     "rate_limit": ("http", 429, "rate_limit_error"),
@@ -54,6 +64,9 @@ FAULT_KINDS: dict[str, tuple[str, int | None, str | None]] = {
     "http": ("http", None, None),
     "stream_error": ("stream_error", None, "overloaded_error"),
     "cut": ("cut", None, None),
+    # more wire faults: agent_cli.testing.faults builds them, agent_cli.testing.wire plays them
+    **{k: (k, None, None) for k in ("cut_mid_chunk", "eof", "hang_before_headers")},
+    **{k: (k, None, None) for k in ("hang_after_headers", "slow", "malformed")},
 }
 
 
@@ -119,7 +132,9 @@ class Fault:
     then close the socket mid-body after ``after_events`` events). ``times`` consecutive requests
     get this fault. Afterwards the same turn is served again on the next request, unless
     ``consumes_turn`` (the turn counts as delivered: used when the client keeps the partial
-    answer instead of retrying).
+    answer instead of retrying). The other kinds are described in ``agent_cli.testing.faults``;
+    ``variant`` picks a ``malformed`` stream's defect, ``delay`` paces ``slow`` and bounds a
+    hang (seconds), ``block`` names the content block a defect applies to.
     """
 
     kind: FaultKind
@@ -132,6 +147,9 @@ class Fault:
     should_retry: bool | None = None  # the x-should-retry header, when set
     times: int = 1
     consumes_turn: bool = False
+    variant: str | None = None
+    delay: float = 0.0
+    block: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}

@@ -39,6 +39,7 @@ from typing import Any
 from agent_cli.testing.checks import check_request, summarize_request
 from agent_cli.testing.events import message_json, turn_events
 from agent_cli.testing.scenario import Fault, Scenario, ScenarioError, Turn
+from agent_cli.testing.wire import chunk, encode_event, faulty_events, wait_until_client_leaves
 
 __all__ = ["RecordedRequest", "ScriptedServer", "main"]
 
@@ -249,6 +250,9 @@ class ScriptedServer:
             return
         assert plan.turn is not None
         fault = plan.fault
+        if fault is not None and fault.kind == "hang_before_headers":
+            self._hang(h, plan.record.index, fault)
+            return
         if fault is not None and fault.kind == "http":
             extra: dict[str, str] = {}
             if fault.retry_after is not None:
@@ -301,38 +305,77 @@ class ScriptedServer:
         assert turn is not None
         n = plan.record.index
         events = turn_events(turn, msg_id, model, self.text_chunk, self.json_chunk)
+        kind = fault.kind if fault is not None else None
+        chunked = kind != "eof"
         h.send_response(200)
         h.send_header("content-type", "text/event-stream")
-        h.send_header("transfer-encoding", "chunked")
+        if chunked:
+            h.send_header("transfer-encoding", "chunked")
+        else:  # close-delimited: the body ends when the server closes, cleanly
+            h.send_header("connection", "close")
+            h.close_connection = True
         h.send_header("cache-control", "no-cache")
         h.send_header("request-id", rid)
         h.end_headers()
+        delay = fault.delay if fault is not None and kind == "slow" else turn.event_delay
         try:
-            for sent, (name, data) in enumerate(events):
-                if fault is not None and sent >= fault.after_events:
-                    if fault.kind == "cut":
-                        self._mark(f"#{n} cut after {sent} events")
-                        self._cut(h)
-                        return
-                    err = {
-                        "type": "error",
-                        "error": {"type": fault.error_type, "message": fault.message},
-                    }
-                    self._write_event(h, "error", err)
-                    self._mark(f"#{n} error after {sent} events")
-                    break
-                if turn.event_delay and sent:
-                    time.sleep(turn.event_delay)
-                self._write_event(h, name, data)
+            for sent, item in enumerate(faulty_events(events, fault)):
+                if (
+                    fault is not None
+                    and sent >= fault.after_events
+                    and self._break(h, n, fault, sent)
+                ):
+                    return
+                if delay and sent:
+                    time.sleep(delay)
+                raw = item if isinstance(item, bytes) else encode_event(*item)
+                h.wfile.write(chunk(raw) if chunked else raw)
+                h.wfile.flush()
+                if isinstance(item, bytes):
+                    self._mark(f"#{n} raw bytes")
+                    continue
+                name, data = item
                 label = f"[{data['index']}]" if "index" in data else ""
                 self._mark(f"#{n} {name}{label}")
                 if name == "content_block_stop" and data["index"] in turn.holds:
                     self._hold(n, turn.holds[data["index"]])
-            h.wfile.write(b"0\r\n\r\n")
+            if chunked:
+                h.wfile.write(b"0\r\n\r\n")
             h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self._mark(f"#{n} client went away")
             h.close_connection = True
+
+    def _break(self, h: _Handler, n: int, fault: Fault, sent: int) -> bool:
+        """Play ``fault`` at this point of the stream; True when the stream ends here."""
+        if fault.kind in ("cut", "cut_mid_chunk"):
+            if fault.kind == "cut_mid_chunk":  # half a chunk: its size line and some bytes
+                h.wfile.write(b'40\r\nevent: content_block_delta\ndata: {"ty')
+            self._mark(f"#{n} {fault.kind} after {sent} events")
+            self._cut(h)
+            return True
+        if fault.kind == "stream_error":
+            err = {"type": "error", "error": {"type": fault.error_type, "message": fault.message}}
+            h.wfile.write(chunk(encode_event("error", err)) + b"0\r\n\r\n")
+            h.wfile.flush()
+            self._mark(f"#{n} error after {sent} events")
+            return True
+        if fault.kind == "eof":
+            self._mark(f"#{n} eof after {sent} events")
+            h.wfile.flush()
+            return True
+        if fault.kind == "hang_after_headers":
+            self._hang(h, n, fault)
+            return True
+        return False
+
+    def _hang(self, h: _Handler, n: int, fault: Fault) -> None:
+        self._mark(f"#{n} hang")
+        h.wfile.flush()
+        deadline = time.monotonic() + (fault.delay or self.gate_timeout)
+        left = wait_until_client_leaves(h.connection, deadline, self._stopping)
+        self._mark(f"#{n} {'client went away' if left else 'hang ended'}")
+        h.close_connection = True
 
     def _hold(self, n: int, name: str) -> None:
         gate = self.gate(name)
@@ -344,12 +387,6 @@ class ScriptedServer:
     def _mark(self, text: str) -> None:
         with self._lock:
             self.marks.append(text)
-
-    @staticmethod
-    def _write_event(h: _Handler, name: str, data: dict[str, Any]) -> None:
-        payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
-        h.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
-        h.wfile.flush()
 
     @staticmethod
     def _cut(h: _Handler) -> None:

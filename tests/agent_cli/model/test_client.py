@@ -436,7 +436,7 @@ def test_config_resolution_order_and_aliases() -> None:
     cfg = ModelConfig.resolve(env=env, api_key="sk-explicit")
     assert cfg.api_key == "sk-explicit" and "sk-explicit" not in repr(cfg)
     only_url = ModelConfig.resolve(env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
-    assert only_url.base_url == "http://127.0.0.1:9" and only_url.api_key
+    assert only_url.base_url == "http://127.0.0.1:9" and only_url.api_key is None  # no placeholder
     assert ModelConfig.resolve(env=env, settings_base_url="http://s").base_url == "http://s"
 
 

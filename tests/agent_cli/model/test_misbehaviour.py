@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import agent_cli.testing.scripted_server as scripted_server
-from agent_cli.loop.events import ErrorEvent, Notice, ToolStarted, TurnFinished
+from agent_cli.loop.events import Notice, ToolStarted, TurnFinished
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, http_error, text, tool_use
 from agent_cli.testing.events import Event
 from tests.agent_cli.e2e.conftest import Harness, harness
@@ -42,7 +42,7 @@ def _content_text(block: dict[str, Any]) -> str:
     return " ".join(c.get("text", "") for c in content or [] if isinstance(c, dict))
 
 
-@pytest.mark.parametrize("bad_input", [[1, 2], 42])
+@pytest.mark.parametrize("bad_input", [[1, 2], 42, "just a string", None])
 async def test_tool_input_that_is_not_an_object_gets_an_error_result(
     env: Path, bad_input: Any
 ) -> None:
@@ -63,29 +63,6 @@ async def test_tool_input_that_is_not_an_object_gets_an_error_result(
         # The API takes back only an object: the recorded call carries {} instead.
         sent = [b for m in body["messages"] if m["role"] == "assistant" for b in m["content"]]
         assert [b["input"] for b in sent if b.get("type") == "tool_use"] == [{}]
-        await session.close()
-        server.assert_done()
-
-
-@pytest.mark.parametrize("bad_input", ["just a string", None])
-async def test_tool_input_the_sdk_cannot_parse_ends_the_turn_clearly(
-    env: Path, bad_input: Any
-) -> None:
-    scenario = Scenario.of(
-        Turn([text("reading"), tool_use("Read", {}, id="t_bad")]),
-        Turn([text("hello again")], match=Match(contains_text="still there")),
-    )
-    scenario.turns[0].blocks[1]["input"] = bad_input
-    with ScriptedServer(scenario) as server:
-        session = await _session(server, env, permission_mode="bypassPermissions")
-        events = await _collect(session, "go")
-        errors = [e.message for e in events if isinstance(e, ErrorEvent)]
-        assert len(errors) == 1 and "bad response" in errors[0], errors
-        assert "internal error" not in errors[0]
-        assert not [e for e in events if isinstance(e, ToolStarted)]
-        assert events[-1].is_error
-        again = await _collect(session, "still there?")
-        assert again[-1].result_text == "hello again" and not again[-1].is_error
         await session.close()
         server.assert_done()
 
