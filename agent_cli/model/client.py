@@ -9,7 +9,7 @@ decided here alone, the same for both.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from agent_cli.model.config import ModelConfig
@@ -23,6 +23,8 @@ from agent_cli.model.turn import AssistantTurn, ModelError
 __all__ = ["AbortLike", "ErrorInfo", "ModelClient", "classify_error", "system_blocks"]
 
 RetryCallback = Callable[[RetryNotice], Any]
+# After message_stop the body normally just ends; a server that keeps it open gets this long.
+_DRAIN_S = 2.0
 
 
 class AbortLike(Protocol):
@@ -229,6 +231,8 @@ class ModelClient:
                 await handle_event(event, state, on_text, on_tool_use)
                 if state.stopped:
                     break
+            if state.stopped:
+                await _drain(events)
         if not state.stopped:
             # A clean end of the body is not an answer: without message_stop the model may
             # have been cut off anywhere (a proxy timing out, a dropped connection).
@@ -236,3 +240,14 @@ class ModelClient:
             raise AttemptError(connection_lost(f"the stream ended {what} without message_stop"))
         await state.release_unparsed(on_tool_use)
         return state.turn(attempt)
+
+
+async def _drain(events: AsyncIterator[Any]) -> None:
+    """Read to the end of the body after ``message_stop``: the answer is complete, and a body
+    read to its end leaves no half-read stream generators for the event loop to close at exit."""
+    try:
+        async with asyncio.timeout(_DRAIN_S):
+            async for _ in events:
+                pass
+    except (TimeoutError, AttemptError, BadStream):
+        pass

@@ -64,6 +64,12 @@ def format_validation_error(tool_name: str, err: pydantic.ValidationError) -> st
 def _parse(state: CallState, raw: Any, *, what: str = "") -> Any:
     assert state.tool is not None
     tool = state.tool
+    unparsed = getattr(raw, "parse_error", None)  # the model client's UnparsedToolInput
+    if isinstance(raw, str) and unparsed:
+        raise InputError(
+            f"InputValidationError: {tool.name} failed: the tool input is not valid JSON "
+            f"({unparsed}); the call was not run. Send the input again as a JSON object."
+        )
     try:
         return tool.input_model.model_validate(raw)
     except pydantic.ValidationError as err:

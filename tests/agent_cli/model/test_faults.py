@@ -161,3 +161,42 @@ async def test_fault_after_the_tool_was_handed_out_keeps_a_partial_turn(
     assert not [e for e in events if isinstance(e, RetryEvent)]
     notes = [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
     assert any("stream broke" in t for t in notes), notes
+
+
+@pytest.mark.parametrize("at", [0, 1], ids=["first turn", "later turn"])
+async def test_a_tool_input_that_is_not_json_gets_an_error_the_model_sees(
+    env: Path, at: int
+) -> None:
+    turns = [_turn(0), _turn(1), Turn([text("all done")], match=Match(tool_result_for="t1"))]
+    turns[at].faults = [malformed("bad_tool_json", block=1)]
+    again = Turn(
+        [tool_use("Bash", {"command": f"echo {at} >> ran.txt"}, id=f"t{at}b")],
+        match=Match(tool_result_for=f"t{at}"),
+    )
+    turns.insert(at + 1, again)
+    turns[at + 2].match = Match(tool_result_for=f"t{at}b")  # what follows the call sent again
+    with ScriptedServer(Scenario(turns)) as server:
+        config = ModelConfig(api_key="k", base_url=server.base_url, idle_timeout=IDLE)
+        client = ModelClient(config, policy=FAST)
+        session = AgentSession.create(
+            RunOptions(permission_mode="bypassPermissions"), cwd=env, model_client=client
+        )
+        events = await _collect(session, "run both steps")
+        await session.close()
+        await client.aclose()
+        server.assert_done()
+        body = server.requests[at + 1].body
+    assert events[-1].result_text == "all done" and not events[-1].is_error
+    assert (env / "ran.txt").read_text() == "0\n1\n"  # the broken call never ran
+    results = [
+        b
+        for m in body["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    broken = next(r for r in results if r["tool_use_id"] == f"t{at}")
+    assert broken["is_error"] is True
+    assert "not valid JSON" in str(broken["content"]), broken
+    sent = [b for m in body["messages"] if m["role"] == "assistant" for b in m["content"]]
+    assert {"type": "tool_use", "id": f"t{at}", "name": "Bash", "input": {}} in sent
