@@ -69,12 +69,39 @@ def bypass_requested(options: RunOptions) -> bool:
     return options.dangerously_skip_permissions or options.permission_mode == "bypassPermissions"
 
 
-def has_credentials(env: Mapping[str, str]) -> bool:
-    """The rule of ``ModelConfig.resolve`` for ``AgentSession.create``: a key or a custom URL.
+def has_credentials(env: Mapping[str, str], cwd: Path | None = None) -> bool:
+    """Whether ``AgentSession.create`` may find credentials: a key, a token, a custom URL, a
+    cloud provider flag (the build reports what is wrong with it), or a settings file that
+    names an ``apiKeyHelper`` or ``ANTHROPIC_`` variables (the build decides).
 
-    Inlined because importing ``agent_cli.model`` costs ~15 ms of start-up (email.utils for
-    Retry-After parsing) that the first frame does not need.
+    Inlined because importing ``agent_cli.model`` costs start-up time the first frame does not
+    need; only the few settings files are peeked at, not parsed.
     """
-    return bool(
-        env.get("ANTHROPIC_API_KEY", "").strip() or env.get("ANTHROPIC_BASE_URL", "").strip()
-    )
+    names = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    if any(env.get(name, "").strip() for name in names):
+        return True
+    if any(k.startswith("CLAUDE_CODE_USE_") and str(v).strip() for k, v in env.items()):
+        return True
+    from config.paths import find_project_root, resolve_config_dirs
+
+    dirs = resolve_config_dirs(home=None, policy_dir=None, claude_policy_dir=None, environ=env)
+    root = find_project_root(cwd or Path.cwd())
+    files = [
+        dirs.nerve_user / "settings.json",
+        dirs.claude_user / "settings.json",
+        dirs.nerve_policy / "managed-settings.json",
+        dirs.claude_policy / "managed-settings.json",
+        *(
+            root / d / f
+            for d in (".nerve", ".claude")
+            for f in ("settings.json", "settings.local.json")
+        ),
+    ]
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "apiKeyHelper" in text or "ANTHROPIC_" in text:
+            return True
+    return False

@@ -16,7 +16,6 @@ import sys
 import time
 from typing import Any, TextIO
 
-from agent_cli.frontends.print_slash import find_command, run_print_command
 from agent_cli.loop.events import (
     AgentEvent,
     ErrorEvent,
@@ -51,7 +50,11 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     from agent_cli.session.agent_session import AgentSession, SessionError
 
     started = time.perf_counter()
-    command = find_command(prompt)
+    command = None
+    if prompt.lstrip().startswith("/"):  # the slash registry costs start-up time: only then
+        from agent_cli.frontends.print_slash import find_command, run_print_command
+
+        command = find_command(prompt)
     if command is not None and not command[0].needs_session:
         return await run_print_command(options, command[0], command[1], None, out, err)
     try:

@@ -118,7 +118,12 @@ class SdkTransport:
         try:
             stream = await self._client.messages.create(**body, stream=True)
         except Exception as exc:
-            raise _classified(exc) from exc
+            classified = _classified(exc)
+            if classified is exc:  # credentials the SDK could not find or refresh, ...
+                name = "Bedrock" if self.config.provider == "bedrock" else "Vertex AI"
+                info = ErrorInfo(False, f"{name} request failed: {exc}", message=f"{name}: {exc}")
+                raise AttemptError(info) from exc
+            raise classified from exc
         events = _dicts(stream)
         try:
             yield events

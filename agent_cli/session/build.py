@@ -274,7 +274,11 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
 
     if client is not None:
         return resolve_model(options.model, settings.model), client
-    config = ModelConfig.resolve(cli_model=options.model, settings_model=settings.model)
+    config = ModelConfig.resolve(
+        cli_model=options.model,
+        settings_model=settings.model,
+        api_key_helper=settings.merged.apiKeyHelper,
+    )
     return config.model, _LazyModelClient(config)
 
 

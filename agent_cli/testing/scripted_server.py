@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.testing.checks import check_request, summarize_request
+from agent_cli.testing.clouds import BEDROCK_CONTENT_TYPE, bedrock_frame, cloud_route
 from agent_cli.testing.events import message_json, turn_events
 from agent_cli.testing.scenario import Fault, Scenario, ScenarioError, Turn
 from agent_cli.testing.wire import chunk, encode_event, faulty_events, wait_until_client_leaves
@@ -55,6 +56,7 @@ class RecordedRequest:
     body: Any
     turn: int | None = None  # index of the scenario turn it was answered with (or faulted on)
     outcome: str = ""  # "turn", "fault:<kind>", "unexpected"
+    provider: str = "anthropic"  # or "vertex" / "bedrock", by the path (agent_cli.testing.clouds)
 
     def to_dict(self) -> dict[str, Any]:
         keys = ("index", "method", "path", "turn", "outcome", "body")  # headers hold the key
@@ -68,6 +70,7 @@ class _Plan:
     fault: Fault | None = None
     error: str | None = None
     stream: bool = False
+    model: str = ""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -201,7 +204,10 @@ class ScriptedServer:
             rec = RecordedRequest(len(self.requests) + 1, method, path, headers, body)
             self.requests.append(rec)
             plan = _Plan(rec, stream=isinstance(body, dict) and body.get("stream") is True)
-            if method != "POST" or path != "/v1/messages":
+            route = cloud_route(path, body) if method == "POST" else None
+            if route is not None:
+                rec.provider, body, plan.stream = route
+            if method != "POST" or (path != "/v1/messages" and route is None):
                 plan.error = f"{method} {path} is not POST /v1/messages"
             elif not isinstance(body, dict):
                 plan.error = "body is not a JSON object"
@@ -216,7 +222,7 @@ class ScriptedServer:
                 if mismatch:
                     plan.error = f"turn {idx} match failed: {mismatch}"
                 else:
-                    rec.turn, plan.turn = idx, turn
+                    rec.turn, plan.turn, plan.model = idx, turn, str(body["model"])
                     left = self._faults_left[idx]
                     pending = next((i for i, n in enumerate(left) if n > 0), None)
                     if pending is not None:
@@ -263,7 +269,7 @@ class ScriptedServer:
                 extra["x-should-retry"] = "true" if fault.should_retry else "false"
             self._send_error(h, fault.status, fault.error_type, fault.message, rid, extra)
             return
-        model = plan.turn.model or str(plan.record.body.get("model"))
+        model = plan.turn.model or str(plan.model)
         msg_id = f"msg_scripted_{plan.record.index:04d}"
         if not plan.stream:
             self._send_message(h, plan, fault, msg_id, model, rid)
@@ -307,8 +313,9 @@ class ScriptedServer:
         events = turn_events(turn, msg_id, model, self.text_chunk, self.json_chunk)
         kind = fault.kind if fault is not None else None
         chunked = kind != "eof"
+        bedrock = plan.record.provider == "bedrock"
         h.send_response(200)
-        h.send_header("content-type", "text/event-stream")
+        h.send_header("content-type", BEDROCK_CONTENT_TYPE if bedrock else "text/event-stream")
         if chunked:
             h.send_header("transfer-encoding", "chunked")
         else:  # close-delimited: the body ends when the server closes, cleanly
@@ -328,7 +335,10 @@ class ScriptedServer:
                     return
                 if delay and sent:
                     time.sleep(delay)
-                raw = item if isinstance(item, bytes) else encode_event(*item)
+                if isinstance(item, bytes):
+                    raw = item
+                else:
+                    raw = bedrock_frame(item[1]) if bedrock else encode_event(*item)
                 h.wfile.write(chunk(raw) if chunked else raw)
                 h.wfile.flush()
                 if isinstance(item, bytes):

@@ -153,3 +153,24 @@ def test_base_url_alone_is_enough_and_bypass_follows_the_flags() -> None:
     assert bypass_requested(parse_run_options(["--permission-mode", "bypassPermissions"]))
     assert not bypass_requested(parse_run_options(["--permission-mode", "plan"]))
     assert not bypass_requested(parse_run_options([]))
+
+
+def test_a_token_a_cloud_flag_or_a_key_helper_in_settings_count_as_credentials(
+    tmp_path: Path,
+) -> None:
+    from agent_cli.frontends.interactive import has_credentials
+
+    dirs = {
+        "NERVE_CONFIG_DIR": str(tmp_path / "nerve"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "NERVE_POLICY_DIR": str(tmp_path / "policy"),
+        "NERVE_CLAUDE_POLICY_DIR": str(tmp_path / "cpolicy"),
+    }
+    project = tmp_path / "project"
+    project.mkdir()
+    assert not has_credentials(dirs, cwd=project)
+    assert has_credentials({**dirs, "ANTHROPIC_AUTH_TOKEN": "tok"}, cwd=project)
+    assert has_credentials({**dirs, "CLAUDE_CODE_USE_VERTEX": "1"}, cwd=project)
+    (tmp_path / "claude").mkdir()
+    (tmp_path / "claude" / "settings.json").write_text('{"apiKeyHelper": "echo k"}')
+    assert has_credentials(dirs, cwd=project)
