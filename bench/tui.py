@@ -34,6 +34,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TOKENS_PER_SECOND = 500
+FRAME_TARGET_MS = 200.0  # process start -> first painted frame
+READY_TARGET_MS = 350.0  # process start -> session ready (settings, tools, hooks built)
+
+
+def _verdict(frame_ms: float, ready_ms: float) -> str:
+    ok = frame_ms <= FRAME_TARGET_MS and ready_ms <= READY_TARGET_MS
+    return f"{'meets' if ok else 'MISSES'} (first frame, session ready; median)"
 
 
 class StubSession:
@@ -379,9 +386,11 @@ def main() -> int:
 
     stub = first_frame("stub")
     real = first_frame("nerve")
+    frame, ready = (statistics.median(xs) * 1000 for xs in zip(*real, strict=True))
     rows = [
         ("first frame, nerve (pty, median of 5)", *ms([f for f, _ in real])),
         ("  session ready, nerve (median of 5)", *ms([r for _, r in real])),
+        ("  targets", f"<= {FRAME_TARGET_MS:.0f} / {READY_TARGET_MS:.0f}", _verdict(frame, ready)),
         ("first frame, TUI + stub session (median of 5)", *ms([f for f, _ in stub])),
     ]
     if not args.first_frame:
