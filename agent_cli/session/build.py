@@ -283,9 +283,9 @@ def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tupl
 
 
 def _import_client() -> Any:
-    """Import the model client (and the SDK). The SDK builds ~1,500 pydantic models at import;
-    pausing the cyclic GC meanwhile saves ~15% of that, and freezing them keeps later
-    collections from walking them again."""
+    """Import the model client (and httpx; the SDK only for Bedrock/Vertex, which builds ~1,500
+    pydantic models at import: pausing the cyclic GC meanwhile saves ~15% of that, and freezing
+    them keeps later collections from walking them again)."""
     import gc
     import sys
 
@@ -304,7 +304,7 @@ def _import_client() -> Any:
 
 
 class _LazyModelClient:
-    """Builds the real client (and imports the SDK, ~0.7 s) on the first request, not at start.
+    """Builds the real client (importing httpx) on the first request, not at start.
 
     ``prewarm()`` imports it in a background thread, so a UI can start it right after its first
     frame and have it ready by the time the user has typed a prompt.
