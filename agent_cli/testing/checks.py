@@ -81,6 +81,30 @@ def check_request(body: Mapping[str, Any]) -> list[str]:
                 f"messages[{i}] has tool_result(s) for {orphans} with no matching tool_use "
                 f"in the previous assistant message"
             )
+        if len(results) != len(set(results)):
+            repeated = sorted({str(x) for x in results if results.count(x) > 1})
+            problems.append(f"messages[{i}] has more than one tool_result for {repeated}")
+    problems += _repeated_tool_use_ids(messages)
+    return problems
+
+
+def _repeated_tool_use_ids(messages: list[Any]) -> list[str]:
+    """The API rejects a request in which two tool_use blocks (in any messages) share an id."""
+    where: dict[Any, int] = {}
+    problems: list[str] = []
+    for i, msg in enumerate(messages):
+        if msg.get("role") != "assistant":
+            continue
+        for b in _blocks(msg.get("content")):
+            if b.get("type") != "tool_use":
+                continue
+            if b.get("id") in where:
+                problems.append(
+                    f"messages[{i}]: tool_use id {b.get('id')!r} is not unique "
+                    f"(also in messages[{where[b.get('id')]}])"
+                )
+            else:
+                where[b.get("id")] = i
     return problems
 
 

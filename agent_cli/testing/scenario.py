@@ -306,7 +306,8 @@ class Turn:
     ``stop_reason`` defaults to ``tool_use`` when any block is a tool_use, else ``end_turn``.
     ``holds`` maps a block index to a gate name: after that block's ``content_block_stop`` the
     server waits until the test opens the gate (``server.gate(name).set()``), so a test can prove
-    by event order that the client acted before the message ended.
+    by event order that the client acted before the message ended. ``event_holds`` does the same
+    after any event, by its position in the turn's stream (0 is ``message_start``).
     """
 
     blocks: list[dict[str, Any]]
@@ -319,6 +320,7 @@ class Turn:
     faults: list[Fault] = field(default_factory=list)
     event_delay: float = 0.0
     holds: dict[int, str] = field(default_factory=dict)
+    event_holds: dict[int, str] = field(default_factory=dict)
     model: str | None = None  # None: echo the request's model
 
     def resolved_stop_reason(self) -> str:
@@ -348,6 +350,8 @@ class Turn:
             out["event_delay"] = self.event_delay
         if self.holds:
             out["holds"] = {str(k): v for k, v in self.holds.items()}
+        if self.event_holds:
+            out["event_holds"] = {str(k): v for k, v in self.event_holds.items()}
         if self.model:
             out["model"] = self.model
         return out
@@ -363,7 +367,9 @@ class Turn:
         unknown = set(data) - known
         if unknown:
             raise ScenarioError(f"unknown turn field(s) {sorted(unknown)}")
-        kwargs = {k: v for k, v in data.items() if k not in ("match", "faults", "holds")}
+        kwargs = {
+            k: v for k, v in data.items() if k not in ("match", "faults", "holds", "event_holds")
+        }
         for key in _INT_FIELDS & set(kwargs):
             if not isinstance(kwargs[key], int) or kwargs[key] < 0:
                 raise ScenarioError(f"'{key}' must be a non-negative integer")
@@ -372,8 +378,9 @@ class Turn:
             raise ScenarioError("'event_delay' must be a non-negative number of seconds")
         try:
             holds = {int(k): str(v) for k, v in dict(data.get("holds", {})).items()}
+            event_holds = {int(k): str(v) for k, v in dict(data.get("event_holds", {})).items()}
         except (TypeError, ValueError) as exc:
-            raise ScenarioError(f"bad 'holds': {exc}") from exc
+            raise ScenarioError(f"bad 'holds' or 'event_holds': {exc}") from exc
         faults = data.get("faults", [])
         if not isinstance(faults, list):
             raise ScenarioError("'faults' must be a list")
@@ -382,6 +389,7 @@ class Turn:
             match=Match.from_dict(data["match"]) if data.get("match") else None,
             faults=[Fault.from_dict(f) for f in faults],
             holds=holds,
+            event_holds=event_holds,
         )
 
 

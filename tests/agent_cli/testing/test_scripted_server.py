@@ -66,6 +66,12 @@ def _answer(tool_id: str, content: str = "ok") -> Any:
     }
 
 
+def _call(tool_id: str) -> list[Any]:
+    """An assistant message with one tool_use and the user message answering it."""
+    call = {"type": "tool_use", "id": tool_id, "name": "X", "input": {}}
+    return [{"role": "assistant", "content": [call]}, _answer(tool_id)]
+
+
 def test_stream_event_order_and_chunking() -> None:
     words = "The quick brown fox jumps over the lazy dog"
     scenario = Scenario.of(
@@ -302,6 +308,11 @@ def test_match_predicates() -> None:
         ({"max_tokens": 5, "messages": HI}, "'model' is missing"),
         ({"model": "m", "max_tokens": 5, "messages": []}, "'messages' is missing or empty"),
         (_body([_answer("nobody")]), "no matching tool_use"),
+        (_body([*HI, *_call("t1"), *_call("t1")]), "tool_use id 't1' is not unique"),
+        (
+            _body([*HI, _call("t1")[0], {"role": "user", "content": _answer("t1")["content"] * 2}]),
+            "more than one tool_result for ['t1']",
+        ),
     ],
 )
 def test_request_validation_catches_client_bugs(body: dict[str, Any], needle: str) -> None:
@@ -337,6 +348,20 @@ def test_hold_waits_for_the_gate_or_times_out() -> None:
         http.post(f"{srv.base_url}/v1/messages", json=_body())
     assert "#1 gate g1 opened" in srv.marks and "#2 gate never timed out" in srv.marks
     assert srv.marks.index("#1 gate g1 opened") < srv.marks.index("#1 message_stop")
+
+
+def test_event_holds_pause_after_any_event() -> None:
+    scenario = Scenario.of(Turn([text("hello")], event_holds={0: "after-start", 3: "mid-text"}))
+    srv = ScriptedServer(scenario)
+    with srv, httpx2.Client() as http:
+        srv.gate("after-start").set()
+        srv.gate("mid-text").set()
+        http.post(f"{srv.base_url}/v1/messages", json=_body())
+    marks = srv.marks
+    assert marks[:2] == ["#1 message_start", "#1 gate after-start opened"]
+    assert marks.index("#1 gate mid-text opened") == marks.index("#1 content_block_delta[0]") + 1
+    again = Scenario.from_dict(scenario.to_dict())
+    assert again.turns[0].event_holds == {0: "after-start", 3: "mid-text"}
 
 
 def test_scenario_json_round_trip_and_errors(tmp_path: Path) -> None:
