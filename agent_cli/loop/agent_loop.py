@@ -236,7 +236,7 @@ class AgentLoop:
         turn.num_turns += 1
         ctx = context_for_turn(self, emit)
         executor = StreamingToolExecutor(ctx, max_parallel=self.config.max_parallel_tools)
-        self.recorder.hold_results()  # results that finish before their assistant is recorded
+        self.recorder.start_message()  # each tool_use is recorded as it is handed out
         collector = asyncio.create_task(self._collect_results(executor, emit))
         assistant = await self._request_model(executor, emit)
         for warning in assistant.warnings:
@@ -277,16 +277,22 @@ class AgentLoop:
                     header = name
             shown = dict(tool_input) if isinstance(tool_input, dict) else {}
             emit(ToolStarted(block_id, name, shown, header))
+            self.recorder.tool_use(block_id, name, tool_input)  # before it can run
             executor.add(ToolCall(block_id, name, tool_input))
 
+        def on_text(piece: str) -> None:
+            emit(TextDelta(piece))
+            self.recorder.text(piece)
+
         def on_retry(notice: Any) -> None:
+            self.recorder.retry()
             emit(RetryEvent(notice.attempt, notice.delay, notice.reason))
 
         return await self.model.stream_turn(
             self.system_prompt,
             request_messages,
             tools,
-            on_text=lambda t: emit(TextDelta(t)),
+            on_text=on_text,
             on_tool_use=on_tool_use,
             on_retry=on_retry,
             abort=self._abort,

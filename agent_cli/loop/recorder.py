@@ -1,13 +1,21 @@
 """Everything the agent loop writes to its transcript, in the order resume relies on.
 
 The loop keeps the conversation (the message list); ``TurnRecorder`` mirrors it into the JSONL
-transcript: user and meta messages, the assistant message, each tool result as soon as it is
-known (but never before the assistant message that asked for it), and after each batch the
-read-file state and the background tasks when they changed.
+transcript: user and meta messages, each tool_use the moment it is handed to the executor (before
+it runs, so a process killed mid-stream still names every call that may have run), the whole
+assistant message when it ends, each tool result as soon as it is known (never before the record
+of its tool_use), and after each batch the read-file state and the background tasks when they
+changed.
+
+One streamed message may therefore be several ``assistant`` records: ``streaming`` ones, each
+with the text streamed since the previous one and one tool_use, then the complete message. All
+carry the same ``streamId``; the reader (``agent_cli.transcripts.transcript``) folds them into one
+message, the complete record winning.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Protocol
 
 from agent_cli.loop.turn_context import usage_dict
@@ -39,8 +47,11 @@ class TurnRecorder:
 
     def __init__(self, transcript: TranscriptPort | None) -> None:
         self.transcript = transcript
-        # Results that finish before their assistant message is written (None: not holding).
+        # Results that finish before their tool_use is written (None: not holding).
         self._held: list[CallOutcome] | None = None
+        self._stream_id: str | None = None  # the message being streamed, as its records name it
+        self._streamed_text = ""  # text since the last streaming record
+        self._recorded_calls: set[str] = set()  # tool_use ids of this message already written
         self._read_snapshot: list[dict[str, Any]] = []
         self._tasks_snapshot: list[dict[str, Any]] = []
 
@@ -60,11 +71,41 @@ class TurnRecorder:
                 "stop_reason": turn.stop_reason,
                 "usage": usage_dict(turn.usage),
             }
-            self.transcript.assistant(record)
+            extra = {"streamId": self._stream_id} if self._stream_id else {}
+            self.transcript.assistant(record, **extra)
+        self._stream_id = None
 
-    def hold_results(self) -> None:
-        """From now until ``release_results``, results wait for their assistant message."""
+    def start_message(self) -> None:
+        """A model call begins: its records share a new ``streamId``; results wait for the record
+        of their tool_use (``tool_use``) or of the whole message (``assistant``)."""
         self._held = []
+        self._stream_id = uuid.uuid4().hex
+        self._streamed_text = ""
+        self._recorded_calls = set()
+
+    def text(self, piece: str) -> None:
+        """A text delta of the message being streamed (it joins the next streaming record)."""
+        self._streamed_text += piece
+
+    def retry(self) -> None:
+        """The model is asked again: the text streamed so far is dropped, as the UI drops it."""
+        self._streamed_text = ""
+
+    def tool_use(self, block_id: str, name: str, tool_input: Any) -> None:
+        """A tool_use is handed to the executor: record it now, before it can run."""
+        if self.transcript is None or self._stream_id is None:
+            return
+        content: list[dict[str, Any]] = []
+        if self._streamed_text:
+            content.append({"type": "text", "text": self._streamed_text})
+        # The API takes back only an object (the pipeline rejects any other input for the model).
+        shown = dict(tool_input) if isinstance(tool_input, dict) else {}
+        content.append({"type": "tool_use", "id": block_id, "name": name, "input": shown})
+        self.transcript.assistant(
+            {"role": "assistant", "content": content}, streamId=self._stream_id, streaming=True
+        )
+        self._streamed_text = ""
+        self._recorded_calls.add(block_id)
 
     def release_results(self) -> None:
         """The assistant message is written: write the results that waited, in order."""
@@ -74,8 +115,8 @@ class TurnRecorder:
 
     def result(self, outcome: CallOutcome) -> None:
         """Write one result as soon as it is known, so a kill later in the batch keeps it; never
-        before the assistant message that asked for it (resume rebuilds the batch)."""
-        if self._held is not None:
+        before the record of the tool_use that asked for it (resume rebuilds the batch)."""
+        if self._held is not None and outcome.tool_use_id not in self._recorded_calls:
             self._held.append(outcome)
             return
         if self.transcript is not None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from agent_cli import __version__
 from agent_cli.transcripts.commands import typed_command
+from agent_cli.transcripts.fold import MessageFolder
 
 __all__ = [
     "ENVELOPE_TYPES",
@@ -287,6 +288,7 @@ class TranscriptReader:
         r = cls(path)
         unknown: set[str] = set()
         tasks: dict[str, dict[str, Any]] = {}
+        folder = MessageFolder(r.messages)
         for rec in read_records(path, r.warnings):
             kind = rec["type"]
             r.session_id = r.session_id or _str_or_none(rec.get("sessionId"))
@@ -297,8 +299,9 @@ class TranscriptReader:
                         f"{path.name}: skipped a {kind} record with a malformed message"
                     )
                     continue
+                if not folder.add(kind, rec):
+                    continue
                 r.records.append(rec)
-                r.messages.append({"role": kind, "content": msg["content"]})
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "system":
                 r.records.append(rec)
@@ -324,6 +327,8 @@ class TranscriptReader:
             elif kind not in KNOWN_TYPES:
                 unknown.add(kind)
         r.background_tasks = list(tasks.values())
+        if folder.duplicates:
+            r.warnings.append(f"{path.name}: skipped {folder.duplicates} repeated record(s)")
         for kind in sorted(unknown):
             r.warnings.append(f"{path.name}: skipped records of unknown type {kind!r}")
         if not r.messages:

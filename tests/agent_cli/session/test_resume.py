@@ -70,8 +70,21 @@ def test_continue_restores_everything_the_first_run_recorded(harness: Harness) -
     chain = [r for r in recs if "uuid" in r]
     assert [r["parentUuid"] for r in chain] == [None] + [r["uuid"] for r in chain[:-1]]
     # Tool inputs exactly as the model sent them (the pipeline's backfilled "." -> abs path
-    # is for hooks and permissions only).
-    [asst] = [r for r in recs if r["type"] == "assistant" and "t_glob" in str(r)]
+    # is for hooks and permissions only). Each call had its own streaming record when it was
+    # handed out; the complete message follows them.
+    calls = [r for r in recs if r["type"] == "assistant" and r.get("streaming")]
+    assert [b["id"] for r in calls for b in r["message"]["content"] if b["type"] == "tool_use"] == [
+        "t_glob",
+        "t_read",
+        "t_big",
+        "t_grep",
+    ]
+    [asst] = [
+        r
+        for r in recs
+        if r["type"] == "assistant" and not r.get("streaming") and "t_glob" in str(r)
+    ]
+    assert {r["streamId"] for r in calls} == {asst["streamId"]}
     inputs = {b["id"]: b["input"] for b in asst["message"]["content"] if b["type"] == "tool_use"}
     assert inputs["t_glob"] == {"pattern": "*.txt", "path": "."} and inputs["t_grep"] == grep
     # Each result is its own record with the tool's structured output (fields, not a repr).
