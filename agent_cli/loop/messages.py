@@ -8,14 +8,17 @@ starting with ``_``:
 
 ``normalize_messages_for_api`` is the single place that turns the conversation into a valid
 request: private keys and UI-only messages go, tool_result blocks stay first in the user message
-right after their tool_use, every tool_use gets exactly one tool_result (an "interrupted" one if
-it has none), consecutive messages of the same role are merged, and no empty message is sent.
+right after their tool_use, tool_use ids are unique (``agent_cli.loop.tool_ids``), every tool_use
+gets exactly one tool_result (an "interrupted" one if it has none), consecutive messages of the
+same role are merged, and no empty message is sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from agent_cli.loop.tool_ids import unique_tool_ids
 
 __all__ = [
     "INTERRUPTED_RESULT",
@@ -124,6 +127,7 @@ def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
             results = [b for b in blocks if b.get("type") == "tool_result"]
             blocks = results + [b for b in blocks if b.get("type") != "tool_result"]
         cleaned.append({"role": role, "content": blocks})
+    cleaned = unique_tool_ids(cleaned)
     # Drop tool_results that answer no tool_use of the preceding assistant message (orphans
     # would make the request invalid), then answer tool_uses left without results.
     valid: list[Message] = []
