@@ -182,6 +182,7 @@ class AgentLoop:
 
     async def _produce(self, prompt: str, queue: asyncio.Queue[Any], content: Any = None) -> None:
         emit = queue.put_nowait
+        self.recorder.on_failure = lambda message: emit(Notice(message, "warning"))
         self._abort = AbortSignal()
         self.ctx.state.abort = self._abort
         turn = _TurnState(prompt, content=content)

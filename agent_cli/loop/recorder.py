@@ -16,6 +16,7 @@ message, the complete record winning.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent_cli.loop.turn_context import usage_dict
@@ -47,6 +48,8 @@ class TurnRecorder:
 
     def __init__(self, transcript: TranscriptPort | None) -> None:
         self.transcript = transcript
+        # Told once when the transcript stops being written (a full disk...); the turn goes on.
+        self.on_failure: Callable[[str], None] | None = None
         # Results that finish before their tool_use is written (None: not holding).
         self._held: list[CallOutcome] | None = None
         self._stream_id: str | None = None  # the message being streamed, as its records name it
@@ -60,6 +63,7 @@ class TurnRecorder:
         if self.transcript is not None:
             clean = {k: v for k, v in message.items() if not k.startswith("_")}
             self.transcript.user(clean, **extra)
+            self._report_failure()
 
     def assistant(self, message: dict[str, Any], turn: AssistantTurn, model_name: str) -> None:
         """The assistant message with its id, model, stop reason and usage."""
@@ -73,6 +77,7 @@ class TurnRecorder:
             }
             extra = {"streamId": self._stream_id} if self._stream_id else {}
             self.transcript.assistant(record, **extra)
+            self._report_failure()
         self._stream_id = None
 
     def start_message(self) -> None:
@@ -106,6 +111,7 @@ class TurnRecorder:
         )
         self._streamed_text = ""
         self._recorded_calls.add(block_id)
+        self._report_failure()
 
     def release_results(self) -> None:
         """The assistant message is written: write the results that waited, in order."""
@@ -128,11 +134,23 @@ class TurnRecorder:
                     "output": outcome.output,
                 },
             )
+            self._report_failure()
 
     def batch_state(self, ctx: ToolUseContext) -> None:
         """After each batch: the read-file state, then the background tasks, when changed."""
         self.read_state(ctx)
         self.background_tasks(ctx)
+        self._report_failure()
+
+    def _report_failure(self) -> None:
+        """Pass a write failure of the transcript on, once (``TranscriptWriter.take_failure``;
+        the session's own writes between turns are reported here too)."""
+        take = getattr(self.transcript, "take_failure", None)
+        if self.on_failure is None or not callable(take):
+            return
+        message = take()
+        if isinstance(message, str) and message:
+            self.on_failure(message)
 
     def background_tasks(self, ctx: ToolUseContext) -> None:
         """After each batch (not only at exit), so a killed run still names its tasks."""

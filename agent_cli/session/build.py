@@ -131,6 +131,8 @@ def build_session(
         )
         if reader is not None and options.fork_session:
             copy_for_fork(reader, transcript)
+        if failure := transcript.take_failure():  # a full or unwritable data dir
+            warnings.append(failure)
 
     hooks = HookRunner(
         settings.hooks,

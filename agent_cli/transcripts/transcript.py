@@ -8,7 +8,11 @@ Layout (under the user data dir, ``NERVE_DATA_DIR`` overrides it)::
 
 Durability: every record is one ``os.write`` of one whole line on an ``O_APPEND`` descriptor, so
 killing the process at any moment loses at most the record being written, and the reader skips
-a torn last line (and any garbage line) with a warning.
+a torn last line (and any garbage line) with a warning. Writing never raises for the disk: a
+failed write (a full disk, an unwritable data dir) is kept in ``failure`` for the session to
+tell the user once (``take_failure``), the session goes on, and after a short write the next
+record starts on a fresh line. Text that UTF-8 cannot encode (lone surrogates, from a model's
+JSON or an undecodable file name) is written as JSON escapes, so the line stays readable.
 """
 
 from __future__ import annotations
@@ -112,8 +116,17 @@ class TranscriptWriter:
         self.git_branch = git_branch
         self.agent_id = agent_id
         self.last_uuid = last_uuid
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.failure: str | None = None  # the first write error, in words for the user
+        self._failure_told = False
+        self._torn = False  # a write stopped mid-line: the next record starts on a fresh line
+        self._closed = False
+        self._fd: int | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            self._fail(exc)
+            return
         self._repair_torn_tail()
 
     @classmethod
@@ -147,12 +160,36 @@ class TranscriptWriter:
             pass
 
     def _write_bytes(self, data: bytes) -> None:
-        if self._fd is None:
+        if self._closed:
             raise ValueError("transcript is closed")
-        view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
+        if self._fd is None:
+            return  # never opened: ``failure`` says why
+        view = memoryview(b"\n" + data if self._torn else data)
+        written = 0
+        try:
+            while written < len(view):
+                written += os.write(self._fd, view[written:])
+        except OSError as exc:
+            if written:
+                self._torn = True
+            self._fail(exc)
+            return
+        self._torn = False
+
+    def _fail(self, exc: OSError) -> None:
+        if self.failure is None:
+            why = exc.strerror or str(exc)
+            self.failure = (
+                f"Recording this session failed ({self.path}: {why}). The conversation goes on, "
+                "but what happens from here may be missing when you resume it."
+            )
+
+    def take_failure(self) -> str | None:
+        """The first write failure, once (the session tells the user about it one time)."""
+        if self.failure is None or self._failure_told:
+            return None
+        self._failure_told = True
+        return self.failure
 
     def append(self, record_type: str, payload: dict[str, Any], *, chain: bool = True) -> str:
         """Write one record. Envelope records (user/assistant/system) join the parent chain."""
@@ -177,12 +214,7 @@ class TranscriptWriter:
         else:
             record.update({"sessionId": self.session_id, "timestamp": _now()})
         record.update(payload)
-        try:
-            line = _dumps(record)
-        except (TypeError, ValueError, RecursionError):
-            # An odd extra (a cyclic tool output...) must not cost the message: keep it as text.
-            line = _dumps({k: v if k == "message" else str(v) for k, v in record.items()})
-        self._write_bytes(line.encode("utf-8", "surrogateescape"))
+        self._write_bytes(_encode(record))
         if record_type in ENVELOPE_TYPES:
             self.last_uuid = rec_uuid
         return rec_uuid
@@ -212,6 +244,7 @@ class TranscriptWriter:
         )
 
     def close(self) -> None:
+        self._closed = True
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -223,8 +256,25 @@ class TranscriptWriter:
         self.close()
 
 
-def _dumps(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=_jsonable) + "\n"
+def _dumps(record: dict[str, Any], *, ascii_only: bool = False) -> str:
+    return (
+        json.dumps(record, ensure_ascii=ascii_only, separators=(",", ":"), default=_jsonable) + "\n"
+    )
+
+
+def _encode(record: dict[str, Any]) -> bytes:
+    """One record as one line of UTF-8 JSON, whatever it holds."""
+    try:
+        line = _dumps(record)
+    except (TypeError, ValueError, RecursionError):
+        # An odd extra (a cyclic tool output...) must not cost the message: keep it as text.
+        record = {k: v if k == "message" else str(v) for k, v in record.items()}
+        line = _dumps(record)
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate: as a JSON escape it reads back as the same string.
+        return _dumps(record, ascii_only=True).encode("ascii")
 
 
 def _jsonable(value: Any) -> Any:
