@@ -23,6 +23,7 @@ from agent_cli.loop.tool_ids import unique_tool_ids
 __all__ = [
     "INTERRUPTED_RESULT",
     "answer_dangling_tool_uses",
+    "encodable",
     "normalize_messages_for_api",
     "system_reminder",
     "text_of",
@@ -102,6 +103,28 @@ def answer_dangling_tool_uses(
     return out
 
 
+def encodable(value: Any) -> Any:
+    """``value`` with every string UTF-8 can encode: a lone surrogate (half an emoji in a
+    model's JSON, an undecodable file name) becomes its escape (``\\udcff``) as text.
+
+    The request body is UTF-8: one such character anywhere would fail every later request of
+    the session. Returns ``value`` itself when nothing needed escaping.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        fixed = {k: encodable(v) for k, v in value.items()}
+        return value if all(fixed[k] is value[k] for k in value) else fixed
+    if isinstance(value, list):
+        items = [encodable(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
 def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
     """The conversation as the Messages API must see it (see module docstring)."""
     cleaned: list[Message] = []
@@ -109,7 +132,7 @@ def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
         if msg.get("_ui_only") or msg.get("role") not in ("user", "assistant"):
             continue
         blocks = [b for b in _blocks(msg.get("content")) if not _is_empty_text(b)]
-        blocks = [{k: v for k, v in b.items() if not k.startswith("_")} for b in blocks]
+        blocks = [{k: encodable(v) for k, v in b.items() if not k.startswith("_")} for b in blocks]
         if not blocks:
             continue  # never send an empty message
         role = msg["role"]
