@@ -27,6 +27,7 @@ from agent_cli.session.resume import (
     repair_for_resume,
     restored_permissions,
 )
+from agent_cli.session.transcript_open import open_transcript
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, RuleSource
 from tools.context import ToolUseContext
@@ -209,6 +210,7 @@ class AgentSession(SessionAdmin):
                 session_id=new_id,
                 cwd=self.cwd,
                 git_branch=self.transcript.git_branch,
+                lock=True,
             )
             self.loop.transcript = self.transcript
             self.session_id = new_id
@@ -227,17 +229,16 @@ class AgentSession(SessionAdmin):
         path = find_session(self.cwd, session_id)
         reader = TranscriptReader.load(path)
         old_branch = self.transcript.git_branch if self.transcript is not None else None
+        self.session_id = reader.session_id or path.stem
         if self.transcript is not None:
             self.transcript.close()
-            self.transcript = TranscriptWriter(
-                path,
-                session_id=reader.session_id or path.stem,
-                cwd=self.cwd,
-                git_branch=old_branch,
-                last_uuid=reader.last_uuid,
+            # Held by another Nerve: continue in a copy of it (transcript_open).
+            self.transcript, notices = open_transcript(
+                self.cwd, self.session_id, git_branch=old_branch, reader=reader
             )
+            self.warnings += notices
             self.loop.transcript = self.transcript
-        self.session_id = reader.session_id or path.stem
+            self.session_id = self.transcript.session_id
         perms = self.ctx.permissions
         stored_rules, mode, rule_warnings = restored_permissions(reader, self.cwd)
         rules = [r for r in perms.rules if r.source is not RuleSource.SESSION] + stored_rules

@@ -17,12 +17,12 @@ from agent_cli.options import RunOptions
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.resume import (
     SessionError,
-    copy_for_fork,
     find_session,
     repair_for_resume,
     restored_permissions,
 )
-from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter, project_dir
+from agent_cli.session.transcript_open import open_transcript
+from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, PermissionRule, RuleBehavior, RuleSource
 from tools.context import Callbacks, ReadRecord, ToolOptions, ToolUseContext
 
@@ -121,16 +121,12 @@ def build_session(
     env = gather_environment(cwd, perm_ctx.additional_dirs)
     transcript: TranscriptWriter | None = None
     if record:
-        path = project_dir(cwd) / f"{session_id}.jsonl"
-        transcript = TranscriptWriter(
-            path,
-            session_id=session_id,
-            cwd=cwd,
-            git_branch=env.git_branch,
-            last_uuid=reader.last_uuid if reader and not options.fork_session else None,
+        # A session another process is writing is forked, never shared (transcript_open).
+        transcript, notices = open_transcript(
+            cwd, session_id, git_branch=env.git_branch, reader=reader, fork=options.fork_session
         )
-        if reader is not None and options.fork_session:
-            copy_for_fork(reader, transcript)
+        session_id = transcript.session_id
+        warnings += notices
         if failure := transcript.take_failure():  # a full or unwritable data dir
             warnings.append(failure)
 

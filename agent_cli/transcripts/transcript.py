@@ -32,6 +32,7 @@ from typing import Any
 from agent_cli import __version__
 from agent_cli.transcripts.commands import typed_command
 from agent_cli.transcripts.fold import MessageFolder
+from agent_cli.transcripts.lock import SessionInUse, lock_holder, try_lock
 
 __all__ = [
     "ENVELOPE_TYPES",
@@ -109,7 +110,11 @@ class TranscriptWriter:
         git_branch: str | None = None,
         agent_id: str | None = None,
         last_uuid: str | None = None,
+        lock: bool = False,
     ) -> None:
+        """With ``lock``, the session is this process's alone while it is open: another
+        process's writer raises ``SessionInUse`` naming the holder (``agent_cli.transcripts.
+        lock``)."""
         self.path = path
         self.session_id = session_id
         self.cwd = cwd
@@ -127,6 +132,10 @@ class TranscriptWriter:
         except OSError as exc:
             self._fail(exc)
             return
+        if lock and not try_lock(self._fd):
+            os.close(self._fd)
+            self._fd, self._closed = None, True
+            raise SessionInUse(path, lock_holder(path))
         self._repair_torn_tail()
 
     @classmethod

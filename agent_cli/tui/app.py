@@ -436,5 +436,5 @@ class NerveApp(SessionHost):
             self.say(f"Could not resume {session_id}: {exc}", "error")
             return
         await self.conversation.load(entries_from_messages(messages))
-        self.say(f"Resumed session {session_id}.")
+        self.say(f"Resumed session {self.session.session_id}.")  # a copy, if another has it
         self.refresh_status()
