@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
     AgentEvent,
     ErrorEvent,
@@ -93,16 +94,16 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
                         f"retrying in {event.delay_s:.1f}s (attempt {event.attempt}): {event.reason}"
                     )
                 )
-                print(f"nerve: {text}", file=err, flush=True)
+                print(for_stream(f"nerve: {text}", err), file=err, flush=True)
             elif isinstance(event, Notice) and event.level == "warning":
                 # json keeps stdout to its one result object; a warning (a settings file that
                 # is ignored, ...) must still reach the user.
                 if options.output_format == "json" and event.text != told:
-                    print(f"nerve: {event.text}", file=err, flush=True)
+                    print(for_stream(f"nerve: {event.text}", err), file=err, flush=True)
             if isinstance(event, ErrorEvent):
                 errors.append(event.message)
                 if options.output_format == "text":
-                    print(f"nerve: error: {event.message}", file=err, flush=True)
+                    print(for_stream(f"nerve: error: {event.message}", err), file=err, flush=True)
             elif isinstance(event, TurnFinished):
                 finished = event
     finally:
@@ -113,7 +114,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     duration_ms = int((time.perf_counter() - started) * 1000)
     if options.output_format == "text":
         if finished.result_text:
-            print(finished.result_text, file=out)
+            print(for_stream(finished.result_text, out), file=out)
     else:
         subtype = {
             "max_turns": "error_max_turns",

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_cli.frontends.tty_text import for_stream
 from agent_cli.options import RunOptions
 from agent_cli.slash.builtin import default_registry
 from agent_cli.slash.registry import SlashCommand, parse_slash
@@ -101,9 +102,9 @@ async def run_print_command(
     if options.output_format == "text":
         for level, text in host.lines:
             if level == "error":
-                print(f"nerve: {text}", file=err)
+                print(for_stream(f"nerve: {text}", err), file=err)
             else:
-                print(text, file=out)
+                print(for_stream(text, out), file=out)
     else:
         result: dict[str, Any] = {
             "type": "result",

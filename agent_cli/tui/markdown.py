@@ -12,7 +12,9 @@ import asyncio
 from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown, Static
 
+from agent_cli.tui.safe import clean
 from agent_cli.tui.widgets import StreamStats
+from tools.terminal_text import StreamNeutralizer
 
 __all__ = ["AssistantMessage", "MarkdownText"]
 
@@ -25,6 +27,7 @@ class MarkdownText(Static):
     """
 
     def __init__(self, source: str) -> None:
+        source = clean(source)  # model text: no control sequence reaches the terminal
         super().__init__(RichMarkdown(source), classes="assistant")
         self.source = source
 
@@ -38,7 +41,7 @@ class AssistantMessage(Markdown):
     """
 
     def __init__(self, text: str = "", stats: StreamStats | None = None) -> None:
-        super().__init__(text, classes="assistant")
+        super().__init__(clean(text), classes="assistant")
         self._pending: list[str] = []
         self._wake = asyncio.Event()
         self._stream_task: asyncio.Task[None] | None = None
@@ -47,6 +50,7 @@ class AssistantMessage(Markdown):
         self.rendered = 0  # deltas whose append has completed
         self.fed_chars = 0
         self.fence_open = False  # inside a ``` block: never split there
+        self._neutralizer = StreamNeutralizer()
 
     @property
     def backlog(self) -> int:
@@ -55,6 +59,10 @@ class AssistantMessage(Markdown):
 
     def feed(self, text: str) -> None:
         """Queue a text delta; cheap, never awaits."""
+        # Model text: no control sequence reaches the terminal, even one split across deltas.
+        self._queue(self._neutralizer.feed(text))
+
+    def _queue(self, text: str) -> None:
         if not text:
             return
         self._pending.append(text)
@@ -88,6 +96,7 @@ class AssistantMessage(Markdown):
 
     async def finish(self) -> None:
         """Render whatever is queued and stop the updater."""
+        self._queue(self._neutralizer.flush())  # a sequence the answer never closed
         task, self._stream_task = self._stream_task, None
         if task is not None:
             # Let the updater drain before cancelling it, so the tail is never lost.

@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from agent_cli.tui.guard import GuardedModal
+from agent_cli.tui.safe import clean, plain_text
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 __all__ = [
@@ -98,7 +99,7 @@ def _preview(text: str) -> RenderableType:
             style = "red"
         elif line.startswith("@@"):
             style = "cyan"
-        out.append(line + "\n", style=style)
+        out.append(clean(line) + "\n", style=style)
     if more > 0:
         out.append(f"… +{more} lines\n", style="dim")
     return out
@@ -133,15 +134,17 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         p = self.prompt
         title = p.title or f"{p.tool_name}"
         with Vertical(id="perm-box"):
-            yield Static(Text(title, style="bold"), markup=False, id="perm-title")
-            yield Static(Text(describe_input(p)), markup=False, id="perm-command")
+            # The model wrote these: shown as text, never as control sequences or markup.
+            yield Static(plain_text(title, style="bold"), markup=False, id="perm-title")
+            yield Static(plain_text(describe_input(p)), markup=False, id="perm-command")
             if (domain := fetch_domain(p)) is not None:
-                yield Static(Text(f"Domain: {domain}"), markup=False, id="perm-domain")
+                yield Static(plain_text(f"Domain: {domain}"), markup=False, id="perm-domain")
             if p.preview:
                 yield Static(_preview(p.preview), markup=False, id="perm-preview")
             reasons = reason_lines(p)
             if reasons:
-                yield Static(Text("\n".join(reasons), style="dim"), markup=False, id="perm-why")
+                why = plain_text("\n".join(reasons), style="dim")
+                yield Static(why, markup=False, id="perm-why")
             yield Static(Text("Do you want to proceed?"), markup=False, id="perm-question")
             yield self._options_view
             yield self._feedback
@@ -157,7 +160,7 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         for i, (kind, label) in enumerate(self._options):
             mark = "❯" if i == self._selected else " "
             out.append(
-                f"{mark} {i + 1}. {label}  ({keys[kind]})\n",
+                f"{mark} {i + 1}. {clean(label)}  ({keys[kind]})\n",
                 style="bold" if i == self._selected else "",
             )
         out.append("  Tab: No, and tell Nerve what to do differently", style="dim")

@@ -39,6 +39,7 @@ from textual.widgets import OptionList, TextArea  # noqa: E402
 from textual.widgets.option_list import Option  # noqa: E402
 
 from agent_cli.tui.completion import Completion  # noqa: E402
+from agent_cli.tui.safe import clean  # noqa: E402
 
 __all__ = ["CompletionList", "PromptInput"]
 
@@ -57,7 +58,7 @@ class CompletionList(OptionList, can_focus=False):
         self.items = items
         self.clear_options()
         if items:
-            self.add_options([Option(c.label) for c in items])
+            self.add_options([Option(clean(c.label)) for c in items])  # file names
             self.highlighted = 0
         self.display = bool(items)
 

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent_cli.tui.safe import clean
+
 __all__ = ["ResumeScreen", "session_label"]
 
 
@@ -75,7 +77,7 @@ class ResumeScreen(ModalScreen[str | None]):
     def _fill(self) -> None:
         olist = self.query_one("#resume-list", OptionList)
         olist.clear_options()
-        olist.add_options([Option(session_label(s)) for s in self.shown])
+        olist.add_options([Option(clean(session_label(s))) for s in self.shown])
         if self.shown:
             olist.highlighted = 0
 

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from agent_cli.session.trust import TrustError, TrustQuestion, mark_trusted
 from agent_cli.tui.guard import GuardedModal
+from agent_cli.tui.safe import plain_text
 
 __all__ = ["TrustScreen", "ask_trust_in_modal", "settle_trust"]
 
@@ -59,9 +60,9 @@ class TrustScreen(GuardedModal[bool]):
                 markup=False,
                 id="trust-title",
             )
-            yield Static(Text(str(q.root)), markup=False, id="trust-root")
+            yield Static(plain_text(str(q.root)), markup=False, id="trust-root")
             yield Static(
-                Text(
+                plain_text(
                     "Project settings can allow commands, run hooks and set environment "
                     "variables. Until you trust this folder Nerve applies only their deny and "
                     "ask rules.\n"

@@ -11,13 +11,14 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from agent_cli.tui.labels import collapse, content_text
+from agent_cli.tui.safe import ansi_text, plain_text
+from tools.terminal_text import neutralize
 
 __all__ = [
     "NoticeLine",
@@ -36,7 +37,7 @@ class UserMessage(Static):
     """A submitted prompt (shown verbatim: prompts are not markup)."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text("> " + text), markup=False, classes="user")
+        super().__init__(plain_text("> " + text), markup=False, classes="user")
         self.prompt_text = text
 
 
@@ -44,7 +45,7 @@ class NoticeLine(Static):
     """A one-line notice in the conversation: info, warning, error, retry, interrupted."""
 
     def __init__(self, text: str, level: str = "info") -> None:
-        super().__init__(Text(text), markup=False, classes=f"notice {level}")
+        super().__init__(plain_text(text), markup=False, classes=f"notice {level}")
         self.notice_text = text
 
 
@@ -80,7 +81,7 @@ class ToolCall(Vertical, can_focus=True):
         self.is_error = False
         self.expanded = False
         self._tail: deque[str] = deque(maxlen=PROGRESS_LINES)
-        self._header = Static(Text("● " + header), markup=False, classes="tool-header")
+        self._header = Static(plain_text("● " + header), markup=False, classes="tool-header")
         self._body = Static("", markup=False, classes="tool-body")
 
     def compose(self) -> ComposeResult:
@@ -98,18 +99,18 @@ class ToolCall(Vertical, can_focus=True):
         self._tail.clear()
         for line in text.splitlines():
             self._tail.append(line[:300])
-        self._body.update(Text("\n".join("  " + ln for ln in self._tail), style="dim"))
+        self._body.update(ansi_text("\n".join("  " + ln for ln in self._tail), style="dim"))
 
     def note(self, text: str) -> None:
         """A line under the header before any result (e.g. "Waiting for permission")."""
         if self.result_text is None:
-            self._body.update(Text("  ⎿ " + text, style="dim"))
+            self._body.update(plain_text("  ⎿ " + text, style="dim"))
 
     def finish(
         self, content: object, is_error: bool, summary: str = "", *, expanded: bool = False
     ) -> None:
         """Show the result, collapsed (or ``expanded``: a todo checklist is shown whole)."""
-        text = content_text(content)
+        text = neutralize(content_text(content), keep_sgr=True)  # lines counted as shown
         if not text.strip():
             text = summary or "(no output)"
         self.result_text = text
@@ -140,7 +141,8 @@ class ToolCall(Vertical, can_focus=True):
         if hidden:
             verb = "expand" if not self.expanded else "show more"
             body += f"\n    … +{hidden} lines (enter to {verb})"
-        self._body.update(Text(body, style="red" if self.is_error else ""))
+        # Output keeps its colours; no control sequence reaches the terminal (tui.safe).
+        self._body.update(ansi_text(body, style="red" if self.is_error else ""))
 
     def on_click(self, event: events.Click) -> None:
         self.toggle()
@@ -158,4 +160,4 @@ class StatusBar(Static):
         super().__init__("", markup=False, id="status")
 
     def show(self, text: str) -> None:
-        self.update(Text(text))
+        self.update(plain_text(text))
