@@ -89,7 +89,9 @@ def context_for_turn(host: TurnHost, emit: Emit) -> ToolUseContext:
         host.ctx.callbacks,
         request_permission=request_permission,
         on_progress=on_progress,
-        notify=lambda text: emit(Notice(text)),
+        # What tools and hooks tell the user (hook messages and failures, a classifier that
+        # gave up) is a warning: print mode shows warnings on stderr in every output format.
+        notify=lambda text: emit(Notice(text, "warning")),
     )
     return replace(host.ctx, callbacks=callbacks)
 
