@@ -137,7 +137,8 @@ async def _list_matches(root: Path, pattern: str, ctx: ToolUseContext) -> list[s
         return f"Glob failed: {run.stderr.strip()}"
     return [
         p[2:] if p.startswith("./") else p
-        for p in run.stdout.decode("utf-8", "replace").splitlines()
+        # as os.fsdecode does: a name that is not UTF-8 still names its file (for stat)
+        for p in run.stdout.decode("utf-8", "surrogateescape").splitlines()
     ]
 
 
@@ -173,11 +174,21 @@ async def _call(inp: GlobInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     ordered = await asyncio.to_thread(_sorted_newest_first, root, matches)
     if not ordered:
         return ToolResult(data="No files found")
-    shown = ordered[:MAX_RESULTS]
+    shown = [_printable(p) for p in ordered[:MAX_RESULTS]]
     text = "\n".join(shown)
     if len(ordered) > MAX_RESULTS:
         text += "\n" + TRUNCATED_NOTE
     return ToolResult(data=text)
+
+
+def _printable(path: str) -> str:
+    """A path as text: bytes that are not UTF-8 shown as ``\\xff`` escapes (a bash
+    ``$'...'`` string takes them back)."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 _PATH = PathField("path", required=False)

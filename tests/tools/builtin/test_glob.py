@@ -114,3 +114,24 @@ async def test_a_fifo_or_device_path_is_refused_at_once(tmp_path: Path) -> None:
     touch(tmp_path / "a.txt", 1_000_000)  # a FIFO in the tree is listed by name, never opened
     out, is_error = await asyncio.wait_for(glob(tmp_path, pattern="*"), 10)
     assert not is_error and "a.txt" in out
+
+
+@pytest.mark.parametrize("with_rg", [True, False])
+async def test_names_that_are_not_utf8_are_listed_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_rg: bool
+) -> None:
+    if not with_rg:
+        monkeypatch.setattr("tools.builtin.glob.find_rg", lambda: None)
+    root = os.fsencode(tmp_path)
+    for name, mtime in ((b"caf\xe9.txt", 3), (b"ok.txt", 2), (b"\xff\xfe.txt", 1)):
+        fd = os.open(root + b"/" + name, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.close(fd)
+        os.utime(root + b"/" + name, (mtime * 1_000_000, mtime * 1_000_000))
+    text, err = await glob(tmp_path, pattern="*.txt")
+    assert not err
+    assert text.splitlines() == [
+        f"{tmp_path}/caf\\xe9.txt",
+        f"{tmp_path}/ok.txt",
+        f"{tmp_path}/\\xff\\xfe.txt",
+    ]
+    text.encode("utf-8")  # plain text the API and the transcript take as it is
