@@ -205,24 +205,38 @@ def record_whole_file(state: ReadFileState, path: Path, data: bytes, mtime_ns: i
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> int:
-    """Write ``data`` to ``path`` atomically (temp file in the same dir, fsync, rename).
+    """Write ``data`` to ``path``, atomically when that keeps the file what it was.
 
-    A symlink is followed so the link stays a link and its target is updated. ``mode`` keeps an
-    existing file's permission bits; new files get the umask default. Returns the new mtime_ns.
-    If the directory refuses a temp file (writable file in a read-only dir), the file is
-    rewritten in place instead: not atomic, but the only way to honour the request.
+    The usual way is a temp file in the same dir, fsync, rename. A symlink is followed so the
+    link stays a link and its target is updated. ``mode`` keeps an existing file's permission
+    bits (read-only ones too); new files get the umask default; the group is kept when it can
+    be. Returns the new mtime_ns.
+
+    A rename would make a different file, so the file is rewritten in place instead (not
+    atomic, but the only way to honour the request) when it has other hard links (they would
+    keep the old content), when it belongs to another user (the new file would be ours), when
+    its group cannot be given to the new file, or when the directory refuses a temp file.
     """
     target = Path(os.path.realpath(path))
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and (st.st_nlink > 1 or st.st_uid != os.geteuid()):
+        return _write_in_place(target, data)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except PermissionError:
-        with open(target, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        return os.stat(target).st_mtime_ns
+        return _write_in_place(target, data)
     try:
+        if st is not None and os.fstat(fd).st_gid != st.st_gid:
+            try:
+                os.fchown(fd, -1, st.st_gid)
+            except PermissionError:
+                os.close(fd)
+                os.unlink(tmp)
+                return _write_in_place(target, data)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -239,6 +253,22 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> int:
         except OSError:
             pass
         raise
+    return os.stat(target).st_mtime_ns
+
+
+def _write_in_place(target: Path, data: bytes) -> int:
+    """Overwrite the file itself (same inode: links, owner, mode and xattrs stay). The old bytes
+    are overwritten before the file is cut to length, so it is never seen empty."""
+    fd = os.open(target, os.O_WRONLY)
+    try:
+        view = memoryview(data)
+        written = 0
+        while written < len(view):
+            written += os.pwrite(fd, view[written:], written)
+        os.ftruncate(fd, len(view))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return os.stat(target).st_mtime_ns
 
 
