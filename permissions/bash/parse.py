@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from permissions.bash.loops import MAX_LOOP_WALKS, body_keeps, loop_words
 from permissions.bash.script import (
     ParsedScript,
     Redirect,
@@ -47,6 +48,8 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.functions: set[str] = set()
         self.vars: dict[str, str] = {}
+        self.bound: dict[str, tuple[str, bool]] = {}  # loop variables known for allow too
+        self.loop_walks = 0  # bodies walked for bound loops (nested loops multiply)
         self.func_stack: list[str] = []
         # tree-sitter leaves some backquotes as plain text (heredoc bodies, `${a:-`x`}`, the
         # escaped inner level of nested backquotes); bash runs them, so they are re-parsed.
@@ -68,7 +71,7 @@ class _Walker:
     def word(self, node: Any) -> Word:
         if self.backquotes:
             self.stray_backquotes(node)
-        return eval_word(node, self.src, self.vars, self.static_output)
+        return eval_word(node, self.src, self.vars, self.static_output, self.bound)
 
     def static_output(self, node: Any) -> str | None:
         """What ``$(echo rm)`` / a backquoted ``printf`` prints, when its words are static."""
@@ -145,6 +148,8 @@ class _Walker:
                 self.emit(SimpleCommand(self.text(node), "test", words))
         elif t == "function_definition":
             self.function(node)
+        elif t == "for_statement":
+            self.for_loop(node)
         elif t in _REDIRECT_TYPES:
             self.emit(SimpleCommand(self.text(node), "redirect", ()))
             idx = len(self.commands) - 1
@@ -286,6 +291,35 @@ class _Walker:
                     self.walk(child)
         kind = "unset" if node.type == "unset_command" else "declaration"
         self.emit(SimpleCommand(self.text(node), kind, tuple(words), tuple(assigns)))
+
+    def for_loop(self, node: Any) -> None:
+        """The body judged once per word, the variable bound to it (``permissions.bash.
+        loops``); a loop that cannot be bound is walked as any other statement."""
+        var = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        name = self.text(var) if var is not None else ""
+        values = node.children_by_field_name("value")
+        words = loop_words(values, self.word) if var is not None and body is not None else []
+        if (
+            not words
+            or self.loop_walks + len(words) > MAX_LOOP_WALKS
+            or not body_keeps(body, name, words, self.text, self.functions)
+        ):
+            self.sub_walk(node)
+            return
+        self.loop_walks += len(words)
+        before = (self.bound.get(name), self.vars.get(name))
+        try:
+            for value, glob in words:
+                self.bound[name] = (value, glob)
+                self.vars[name] = value
+                self.walk(body)
+        finally:
+            for table, old in ((self.bound, before[0]), (self.vars, before[1])):
+                if old is None:
+                    table.pop(name, None)
+                else:
+                    table[name] = old  # type: ignore[assignment]
 
     def function(self, node: Any) -> None:
         name_node = node.child_by_field_name("name")

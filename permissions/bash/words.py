@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "SPECIAL_CHARS_RE",
+    "Bound",
     "Word",
     "backtick_bodies",
     "brace_expand",
@@ -243,10 +244,19 @@ class _Acc:
 # What a command substitution prints when that is known statically (``$(echo rm)``): used only
 # for deny values, never for allow decisions.
 Substitution = Callable[[Any], "str | None"]
+# Variables whose value is known for allow decisions too: a ``for`` loop's variable over literal
+# words or globs (``permissions.bash.loops``), name -> (value, value is a glob pattern).
+Bound = Mapping[str, tuple[str, bool]]
+_IFS_OR_GLOB = frozenset(" \t\n*?[")
 
 
 def _eval_into(
-    node: Any, acc: _Acc, variables: Mapping[str, str], src: bytes, sub: Substitution | None
+    node: Any,
+    acc: _Acc,
+    variables: Mapping[str, str],
+    src: bytes,
+    sub: Substitution | None,
+    bound: Bound,
 ) -> None:
     t = node.type
     if t == "word" or t == "number":
@@ -274,14 +284,14 @@ def _eval_into(
             if child.type == "string_content":
                 acc.add(_unescape_dquoted(child.text.decode("utf-8", "replace")))
             else:
-                _eval_expansion(child, acc, variables, sub)
+                _eval_expansion(child, acc, variables, sub, bound, quoted=True)
             pos = child.end_byte
         if end > pos:
             acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
     elif t == "concatenation":
         plain: list[str] = []
         for child in node.children:
-            _eval_into(child, acc, variables, src, sub)
+            _eval_into(child, acc, variables, src, sub, bound)
             # tree-sitter splits `{a,b}` into the words `{`, `a,b`, `}`: look across them
             text = child.text.decode("utf-8", "replace") if child.type == "word" else "\0"
             plain.append(_ESCAPED.sub("\0", text) if "\\" in text else text)
@@ -290,16 +300,30 @@ def _eval_into(
     elif t == "$":
         acc.add("$")
     else:
-        _eval_expansion(node, acc, variables, sub)
+        _eval_expansion(node, acc, variables, sub, bound, quoted=False)
 
 
 def _eval_expansion(
-    node: Any, acc: _Acc, variables: Mapping[str, str], sub: Substitution | None
+    node: Any,
+    acc: _Acc,
+    variables: Mapping[str, str],
+    sub: Substitution | None,
+    bound: Bound,
+    *,
+    quoted: bool,
 ) -> None:
     if node.type == "command_substitution":
         acc.add_unknown(sub(node) if sub is not None else None)
         return
     name = _var_name_of(node)
+    if name is not None and name in bound:
+        value, glob = bound[name]
+        # Unquoted, bash splits the value and globs it again: known only when it is one
+        # non-empty word with no pattern characters (an empty one would vanish: `cd $f`).
+        if quoted or (value and not glob and not _IFS_OR_GLOB & set(value)):
+            acc.add(value)
+            acc.glob |= glob  # "$f" over `src/*.py`: some path that pattern matches
+            return
     acc.add_unknown(variables.get(name) if name is not None and name != "IFS" else None)
 
 
@@ -308,14 +332,16 @@ def eval_word(
     src: bytes,
     variables: Mapping[str, str] | None = None,
     substitution: Substitution | None = None,
+    bound: Bound | None = None,
 ) -> Word:
     """Evaluate a tree-sitter word-like node (word, string, concatenation, ...).
-    ``substitution`` gives the static output of a command substitution (deny values only)."""
+    ``substitution`` gives the static output of a command substitution (deny values only);
+    ``bound`` the variables known for allow decisions too."""
     text = node.text.decode("utf-8", "replace")
     if node.type == "word" and not _SPECIAL_RE.search(text):
         return Word(text, text, text)
     acc = _Acc()
-    _eval_into(node, acc, variables or {}, src, substitution)
+    _eval_into(node, acc, variables or {}, src, substitution, bound or {})
     value = None if acc.value is None else "".join(acc.value)
     deny = None if acc.deny is None else "".join(acc.deny)
     return Word(text, value, deny, acc.glob, acc.brace)
