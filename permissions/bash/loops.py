@@ -73,28 +73,35 @@ _ASSIGNING_NODES = frozenset(
     }
 )
 _TEXT_LEAVES = frozenset({"word", "string_content", "raw_string", "ansi_c_string"})
+_SPLIT_OR_GLOB = frozenset(" \t\n*?[")
 
 
-def loop_words(values: list[Any], evaluate: Callable[[Any], Word]) -> list[tuple[str, bool]]:
-    """The (value, is_glob) pairs of a loop's words, or [] when they are not all plain."""
+def loop_words(
+    values: list[Any], evaluate: Callable[[Any], Word], *, ifs_untouched: bool
+) -> list[tuple[str, bool, bool]]:
+    """The (value, is_glob, same_unquoted) of each of a loop's words, or [] when they are not
+    all plain. ``same_unquoted``: an unquoted ``$NAME`` is this one word too (bash splits it
+    at ``IFS`` and globs it again: so only a value without blanks and pattern characters,
+    and only in a script that leaves ``IFS`` alone)."""
     if not values or len(values) > MAX_WORDS:
         return []
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, bool, bool]] = []
     for node in values:
         w = evaluate(node)
         # `~/x` is the home directory's x to bash; an empty word could be assigned over
         # (`${f:=...}`) and vanishes unquoted: neither is bound.
         if w.value is None or w.brace or not w.value or w.text.startswith("~"):
             return []
-        if (w.value, w.glob) not in out:
-            out.append((w.value, w.glob))
+        same = ifs_untouched and not w.glob and not _SPLIT_OR_GLOB & set(w.value)
+        if (w.value, w.glob, same) not in out:
+            out.append((w.value, w.glob, same))
     return out
 
 
 def body_keeps(
     body: Any,
     name: str,
-    words: list[tuple[str, bool]],
+    words: list[tuple[str, bool, bool]],
     text: Callable[[Any], str],
     functions: Iterable[str],
 ) -> bool:
@@ -102,7 +109,7 @@ def body_keeps(
     mention = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
     defined = set(functions)
     # `for c in ls wc; do $c x; done`: the command names are the words themselves
-    as_names = None if any(glob for _, glob in words) else {value for value, _ in words}
+    as_names = None if any(glob for _, glob, _ in words) else {value for value, _, _ in words}
     stack = [body]
     while stack:
         node = stack.pop()

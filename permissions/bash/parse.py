@@ -48,7 +48,7 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.functions: set[str] = set()
         self.vars: dict[str, str] = {}
-        self.bound: dict[str, tuple[str, bool]] = {}  # loop variables known for allow too
+        self.bound: dict[str, tuple[str, bool, bool]] = {}  # loop variables known for allow
         self.loop_walks = 0  # bodies walked for bound loops (nested loops multiply)
         self.func_stack: list[str] = []
         # tree-sitter leaves some backquotes as plain text (heredoc bodies, `${a:-`x`}`, the
@@ -299,7 +299,11 @@ class _Walker:
         body = node.child_by_field_name("body")
         name = self.text(var) if var is not None else ""
         values = node.children_by_field_name("value")
-        words = loop_words(values, self.word) if var is not None and body is not None else []
+        words = (
+            loop_words(values, self.word, ifs_untouched=b"IFS" not in self.src)
+            if var is not None and body is not None
+            else []
+        )
         if (
             not words
             or self.loop_walks + len(words) > MAX_LOOP_WALKS
@@ -310,9 +314,9 @@ class _Walker:
         self.loop_walks += len(words)
         before = (self.bound.get(name), self.vars.get(name))
         try:
-            for value, glob in words:
-                self.bound[name] = (value, glob)
-                self.vars[name] = value
+            for binding in words:
+                self.bound[name] = binding
+                self.vars[name] = binding[0]
                 self.walk(body)
         finally:
             for table, old in ((self.bound, before[0]), (self.vars, before[1])):

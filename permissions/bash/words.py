@@ -245,9 +245,9 @@ class _Acc:
 # for deny values, never for allow decisions.
 Substitution = Callable[[Any], "str | None"]
 # Variables whose value is known for allow decisions too: a ``for`` loop's variable over literal
-# words or globs (``permissions.bash.loops``), name -> (value, value is a glob pattern).
-Bound = Mapping[str, tuple[str, bool]]
-_IFS_OR_GLOB = frozenset(" \t\n*?[")
+# words or globs (``permissions.bash.loops``), name -> (value, value is a glob pattern, value
+# is the same word unquoted: bash splits and globs an unquoted ``$f`` again).
+Bound = Mapping[str, tuple[str, bool, bool]]
 
 
 def _eval_into(
@@ -317,10 +317,8 @@ def _eval_expansion(
         return
     name = _var_name_of(node)
     if name is not None and name in bound:
-        value, glob = bound[name]
-        # Unquoted, bash splits the value and globs it again: known only when it is one
-        # non-empty word with no pattern characters (an empty one would vanish: `cd $f`).
-        if quoted or (value and not glob and not _IFS_OR_GLOB & set(value)):
+        value, glob, same_unquoted = bound[name]
+        if quoted or same_unquoted:
             acc.add(value)
             acc.glob |= glob  # "$f" over `src/*.py`: some path that pattern matches
             return

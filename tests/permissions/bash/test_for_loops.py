@@ -71,6 +71,8 @@ STILL_ASKING = [
     'for f in "a /etc/passwd"; do cat $f; done',
     "for f in '*'; do cat $f; done",
     "for f in src/*.py; do cat $f; done",
+    "declare IFS=x; for f in x/etc/passwdx; do cat $f; done",  # unquoted, split at x
+    "read IFS < y; for f in x/etc/passwdx; do cat $f; done",
     # what the body does is not read-only
     'for f in src/*.py; do rm "$f"; done',
     'for f in src/*.py; do echo x > "$f"; done',
@@ -109,3 +111,17 @@ def test_nested_loops_have_a_budget(tmp_path: Path) -> None:
     nested = f'for a in {words}; do for b in {words}; do cat "$a$b"; done; done'
     assert len(parse_simple_commands(nested).commands) < 300
     assert _decide(nested, tmp_path) is not Decision.ALLOW  # past the budget: as before
+
+
+def test_unquoted_use_is_known_only_when_bash_would_keep_the_word() -> None:
+    def last_word(command: str) -> str | None:
+        return parse_simple_commands(command).commands[-1].words[-1].value
+
+    assert last_word("for f in a.txt; do cat $f; done") == "a.txt"
+    assert last_word('for f in a.txt; do cat "$f"; done') == "a.txt"
+    assert last_word('for f in "a b"; do cat $f; done') is None  # split in two
+    assert last_word("for f in '*.py'; do cat $f; done") is None  # globbed again
+    assert last_word("for f in src/*.py; do cat $f; done") is None
+    # A script that touches IFS may split anywhere.
+    assert last_word("IFS=x; for f in ab; do cat $f; done") is None
+    assert last_word('IFS=x; for f in ab; do cat "$f"; done') == "ab"
