@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from agent_cli.tui.guard import GuardedModal
+from agent_cli.tui.safe import clean, plain_text
 from tools.questions import OTHER_LABEL, Question, QuestionPrompt, QuestionResponse
 
 __all__ = ["QuestionScreen", "ask_questions", "ask_questions_in_modal"]
@@ -95,8 +96,9 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
         q, total = self.question, len(self.prompt.questions)
         who = f"  ·  asked by {self.prompt.agent_id}" if self.prompt.agent_id else ""
         count = f"  ·  question {self.index + 1} of {total}" if total > 1 else ""
-        self._title.update(Text(f"[{q.header}]{count}{who}"))
-        self._question.update(Text(q.question))
+        # The model wrote the question and its options: text only, no control sequences.
+        self._title.update(plain_text(f"[{q.header}]{count}{who}"))
+        self._question.update(plain_text(q.question))
         self._hide_other()
         self._render_options()
         pick = "Space tick · Enter confirm" if q.multi_select else "Enter choose"
@@ -110,10 +112,11 @@ class QuestionScreen(GuardedModal[QuestionResponse]):
             box = ("[x] " if i in self.ticked else "[ ] ") if self.question.multi_select else ""
             shown = "Other (type your answer)" if i == self.other_index else label
             out.append(
-                f"{'❯' if here else ' '} {i + 1}. {box}{shown}\n", style="bold" if here else ""
+                f"{'❯' if here else ' '} {i + 1}. {box}{clean(shown)}\n",
+                style="bold" if here else "",
             )
             if i < self.other_index and self.question.options[i].description:
-                out.append(f"      {self.question.options[i].description}\n", style="dim")
+                out.append(f"      {clean(self.question.options[i].description)}\n", style="dim")
         self._options.update(out)
 
     # -- answering -------------------------------------------------------------------------

@@ -85,3 +85,22 @@ async def test_the_permission_prompt_shows_a_hostile_command_inert(
         assert "rm -rf ~" in output  # what will run is shown, not hidden by the sequences
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.turn_running)
+
+
+async def test_the_question_modal_shows_hostile_text_inert() -> None:
+    from tests.agent_cli.tui.test_question import Host
+    from tools.questions import Question, QuestionOption, QuestionPrompt
+
+    hostile = Question(
+        f"Which one? {CLIP}{CLEAR}",
+        f"H{TITLE}",
+        (QuestionOption(f"first {LINK}", f"about it {DCS}"), QuestionOption("second")),
+    )
+    app = Host(QuestionPrompt((hostile,)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "QuestionScreen")
+        await pilot.pause(0.05)
+        output = _terminal_output(app)
+        _assert_clean(output)
+        for shown in ("Which one?", "first click", "about it"):
+            assert shown in neutralize(output), shown
