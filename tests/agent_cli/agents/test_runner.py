@@ -53,6 +53,8 @@ def _records(path: Path) -> list[dict[str, Any]]:
 def _blocks(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     out = []
     for rec in records:
+        if rec.get("streaming"):
+            continue  # a call recorded as it was handed out; the complete message repeats it
         content = rec.get("message", {}).get("content")
         if isinstance(content, list):
             out += [b for b in content if isinstance(b, dict) and b.get("type") == kind]
