@@ -9,7 +9,7 @@ changed.
 
 One streamed message may therefore be several ``assistant`` records: ``streaming`` ones, each
 with the text streamed since the previous one and one tool_use, then the complete message. All
-carry the same ``streamId``; the reader (``agent_cli.transcripts.transcript``) folds them into one
+carry the same ``streamId``; the reader (``agent_cli.transcripts.fold``) folds them into one
 message, the complete record winning.
 """
 

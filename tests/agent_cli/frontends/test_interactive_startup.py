@@ -110,9 +110,10 @@ def test_first_frame_comes_before_the_heavy_imports(tmp_path: Path) -> None:
     assert "agent_cli.tui.app" in modules and "textual.app" in modules
     loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert loaded == [], f"imported before the first frame: {loaded}"
-    # Nor any part of the session: settings, the tool registry, the loop.
+    # Nor any part of the session: settings, the tool registry, the loop. (The sanitiser every
+    # widget shows foreign text through is one stdlib module, ``re`` only.)
     ours = {m for m in modules if m.split(".")[0] in ("config", "tools", "permissions")}
-    assert ours == set(), sorted(ours)
+    assert ours <= {"tools", "tools.terminal_text"}, sorted(ours)
     assert "agent_cli.session.agent_session" not in modules and "pydantic" not in modules
     # Then the session was built behind the frame, without error.
     assert record["error"] is None
