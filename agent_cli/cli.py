@@ -94,7 +94,14 @@ def _exit_now(rc: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         args = sys.argv[1:]
-        rc = _main(args)
+        try:
+            rc = _main(args)
+        except BrokenPipeError:
+            # `nerve ... | head`: the reader left; say nothing more (no traceback), as cat does.
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
         if any(a in ("-p", "--print") for a in args) or args[:1] == ["demo"]:
             _exit_now(rc)
         return rc

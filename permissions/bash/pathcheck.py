@@ -14,8 +14,10 @@ failed or may not apply; the path must be fine under every candidate.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
+import re
 import stat
 
 from permissions.bash.analysis import CommandFacts, deny_forms_of_command
@@ -48,6 +50,8 @@ __all__ = ["PathWalk"]
 
 _MAX_CWDS = 8
 _MAX_GLOB = 1000
+_GLOB_MAGIC = re.compile(r"[*?[]")
+_MAX_DOTDOT = 6
 
 
 class PathWalk:
@@ -120,6 +124,18 @@ class PathWalk:
         paths = self._absolute(texts, base)
         if paths is None or not word.glob:
             return paths
+        # bash before 5.2 (or without globskipdots) expands `.*` to `..` too: judge that path.
+        dotdot: list[str] = []
+        for t in texts:
+            variants = _dotdot_variants(t)
+            if variants is None:
+                return None
+            dotdot.extend(variants)
+        if dotdot:
+            extra = self._absolute(dotdot, base)
+            if extra is None:
+                return None
+            paths = [*paths, *extra]
         found = list(paths)
         for p in paths:
             matches = glob.glob(p)
@@ -341,3 +357,32 @@ class PathWalk:
             ReasonKind.WORKING_DIR,
             suggestions=tuple([*suggestions, *extra][:5]),
         )
+
+
+def _dotdot_variants(text: str) -> list[str] | None:
+    """``text`` with each glob component that could name ``..`` replaced by ``..``, in every
+    combination (``.*/x`` -> ``../x``).
+
+    Python's glob never yields ``..``, but bash does for a component such as ``.*``, ``.?`` or
+    ``.[.]`` unless ``globskipdots`` is on (the default only since bash 5.2). A component must
+    start with a literal dot to match a dot name, so ``*`` alone never does.
+    """
+    parts = text.split("/")
+    at = [
+        i
+        for i, part in enumerate(parts)
+        if part.startswith(".")
+        and part != ".."
+        and _GLOB_MAGIC.search(part) is not None
+        and fnmatch.fnmatchcase("..", part)
+    ]
+    if len(at) > _MAX_DOTDOT:
+        return None  # too many combinations to judge: not knowable
+    out: list[str] = []
+    for mask in range(1, 1 << len(at)):
+        variant = list(parts)
+        for bit, i in enumerate(at):
+            if mask >> bit & 1:
+                variant[i] = ".."
+        out.append("/".join(variant))
+    return out

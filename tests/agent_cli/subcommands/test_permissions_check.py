@@ -171,3 +171,17 @@ def test_jsonl_flag_rules_apply_to_every_line(tmp_path: Path) -> None:
     rows = {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
     assert rows["a"]["decision"] == "ask"
     assert rows["b"]["decision"] == "deny" and rows["b"]["rule"] == "Bash(make test)"
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    heldout = ROOT / "tests" / "data" / "bash-permissions-heldout.jsonl"
+    r = subprocess.run(
+        f"'{NERVE}' permissions check --jsonl '{heldout}' | head -1",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr

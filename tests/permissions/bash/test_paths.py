@@ -108,6 +108,12 @@ CASES = [
     Case("cd src && cat ../../sibling/x", Q, WD),
     Case("(cd src); cat ../x", Q, WD),
     Case("grep -r TODO $HOME", Q, WD),
+    # a glob component that bash (before 5.2, or without globskipdots) expands to `..`
+    Case("cat .*/.*/etc/passwd", Q, WD),
+    Case("cat .?/sibling/x", Q, WD),
+    Case("cat .[.]/sibling/x", Q, WD),
+    Case("cat src/*.py", A),
+    Case("cat ./.en*", A),
     Case('cat "${HOME}/.ssh/id_rsa"', Q, WD),
     Case('cat "$HOME"/.ssh/id_rsa', Q, WD),
     Case("find / -name x", Q, WD),
