@@ -170,22 +170,26 @@ class AgentSession(SessionAdmin):
             self.expansion_abort.abort()
 
     async def run_shell(self, command: str) -> str:
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
-            cwd=str(self.ctx.cwd),  # the worktree, once the session entered one
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
+        from tools.builtin.bash.runner import bash_path, run_in_group
+
+        # The Bash tool's runner: its own session, cgroup scope and lease, so nothing it starts
+        # (``setsid``, ``&``) outlives the command or a crash of Nerve.
+        tail = bytearray()
+
+        def keep_tail(data: bytes) -> None:
+            tail.extend(data)
+            del tail[:-120_000]  # only the last 30,000 characters are shown
+
+        outcome = await run_in_group(
+            [bash_path(), "-c", command],
+            cwd=self.ctx.cwd,  # the worktree, once the session entered one
+            on_data=keep_tail,
+            timeout_s=120,
+            scope_kind="shell",
         )
-        try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=120)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            out = b"[timed out after 120 s]"
+        out = bytes(tail)
+        if outcome.timed_out:
+            out += b"[timed out after 120 s]"
         text = out.decode("utf-8", "replace")[-30_000:]
         note = f"<bash-input>{command}</bash-input>\n<bash-stdout>{text}</bash-stdout>"
         message = {"role": "user", "content": note}
@@ -303,6 +307,7 @@ class AgentSession(SessionAdmin):
             await aclose()
         if self.transcript is not None:
             self.transcript.close()
+        await _end_leftovers()
 
     # Custom commands and skills (``agent_cli.session.custom`` sets them while building).
     commands: Any = None  # agent_cli.customize.commands.CommandSet
@@ -365,6 +370,16 @@ class AgentSession(SessionAdmin):
         if self._handler is None:
             return await _deny_non_interactive(prompt)
         return await self._handler(prompt)
+
+
+async def _end_leftovers() -> None:
+    """Nothing Nerve started outlives it: hooks' detached jobs, escapees of ``setsid``
+    (tools.containment); then the lease goes, so the next start has nothing to reap."""
+    from tools.builtin.owners import forget_own_lease
+    from tools.containment import close_scopes
+
+    await close_scopes()
+    forget_own_lease()
 
 
 async def _deny_non_interactive(prompt: Any) -> Any:

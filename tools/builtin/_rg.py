@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tools.builtin.owners import note_group, owner_env
 from tools.context import AbortSignal
 
 __all__ = ["VCS_DIRS", "RgRun", "find_rg", "run_rg", "vcs_excludes"]
@@ -79,7 +80,9 @@ async def run_rg(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
+        env=owner_env(),  # a crash leaves rg to the next start's reaper (tools.builtin.reaper)
     )
+    note_group(proc.pid)
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
     truncated = False

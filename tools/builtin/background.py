@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from tools.builtin.bash.output import clean_text, spool_dir
 from tools.builtin.bash.runner import bash_path, kill_group, signal_name
-from tools.builtin.reaper import note_group, owner_env
+from tools.builtin.owners import note_group, owner_env
+from tools.containment import Scope, kill_cgroup_tree, new_scope
 from tools.context import ToolUseContext
 
 __all__ = [
@@ -87,6 +88,9 @@ class BackgroundTask:
     )
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watcher: asyncio.Task[None] | None = None
+    scope: Scope | None = None  # its cgroup (tools.containment), or None
+    cleanup: Any = None  # an async callable run once the task has ended (the sandbox's)
+    notes: list[str] = field(default_factory=list)  # e.g. network access the sandbox refused
 
     @property
     def pgid(self) -> int:
@@ -119,39 +123,75 @@ class BackgroundTaskManager:
             if task_id not in self._tasks:
                 return task_id
 
-    async def start(self, command: str, *, cwd: Path) -> TaskSnapshot:
-        """Start ``command`` in the background; returns at once."""
+    async def start(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        argv: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        pass_fds: tuple[int, ...] = (),
+        after_spawn: Any = None,
+        cleanup: Any = None,
+    ) -> TaskSnapshot:
+        """Start ``command`` in the background; returns at once.
+
+        ``argv`` replaces ``bash -c command`` (a sandboxed run: no cgroup scope then, its PID
+        namespace holds it); ``after_spawn(pid)`` is awaited once it exists and ``cleanup()``
+        once it has ended.
+        """
         task_id = self._new_id()
         path = spool_dir(self.session_dir, "tasks") / f"{task_id}.log"
+        scope = None if argv is not None else new_scope("task")
+        run = argv or [bash_path(), "-c", command]
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             proc = await asyncio.create_subprocess_exec(
-                bash_path(),
-                "-c",
-                command,
+                *(scope.wrap_argv(run) if scope is not None else run),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=fd,
                 stderr=fd,
                 cwd=str(cwd),
-                env=owner_env(),  # a crashed Nerve's task is ended by the next start's reaper
+                env=owner_env(env),  # a crashed Nerve's task is ended by the next start's reaper
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
+        except BaseException:
+            if scope is not None:
+                await scope.end()
+            raise
         finally:
             os.close(fd)
         note_group(proc.pid)
         task = BackgroundTask(
-            task_id=task_id, command=command, output_path=path, proc=proc, started_at=time.time()
+            task_id=task_id,
+            command=command,
+            output_path=path,
+            proc=proc,
+            started_at=time.time(),
+            scope=scope,
+            cleanup=cleanup,
         )
         self._tasks[task_id] = task
         task.watcher = asyncio.ensure_future(self._watch(task))
+        if after_spawn is not None:
+            try:
+                await after_spawn(proc.pid, task)
+            except BaseException:
+                await self.stop(task_id)
+                raise
         return task.snapshot()
 
     async def _watch(self, task: BackgroundTask) -> None:
         try:
             await task.proc.wait()
         finally:
-            # bash is gone; whatever it left running in its group goes with it.
+            # bash is gone; whatever it left running in its group (and its scope) goes with it.
             await kill_group(task.pgid)
+            if task.scope is not None:
+                await task.scope.end()
+            if task.cleanup is not None:
+                await task.cleanup()
             if task.status == "running":
                 rc = task.proc.returncode
                 task.status = "killed" if task.killed else ("completed" if rc == 0 else "failed")
@@ -229,6 +269,8 @@ class BackgroundTaskManager:
                 task.killed = True
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(task.pgid, signal.SIGKILL)
+                if task.scope is not None:
+                    kill_cgroup_tree(task.scope.path)
 
 
 def get_manager(ctx: ToolUseContext) -> BackgroundTaskManager:

@@ -1,23 +1,30 @@
-"""Kill what a dead Nerve left running: the process groups of its Bash commands.
+"""Kill what a dead Nerve left running: its commands' scopes, process groups and escapees.
 
 Nothing runs when Nerve is SIGKILLed, so its commands' groups (a foreground ``sleep 30``, a
 background dev server) live on. The next Nerve start calls :func:`start_reaper` to end them.
-A group is known to be ours twice over:
+Identities, markers and leases are written by ``tools.builtin.owners``. A group is known to be
+ours twice over:
 
 * **Lease.** Each spawn appends its pgid to a lease file named after the owner's identity
   (boot id, pid namespace, pid, start time) in ``<data dir>/owners/``. Only groups listed in
   the lease of a dead owner (pid gone, a zombie, or reused: other start time) are candidates.
-  A lease is deleted once nothing of its groups is left; live owners' leases are not touched.
+  A lease is deleted once nothing of its groups is left (or at a clean exit); live owners'
+  leases are not touched.
 * **Marker.** Each spawn gets ``NERVE_OWNER_PID`` / ``NERVE_OWNER_START`` in its environment,
   which children inherit. A listed group is killed (SIGTERM, grace, SIGKILL) only if it is a
   session-leader group (``sid == pgid``, as ``start_new_session`` makes it) and every live
   member carries the dead owner's marker or descends from one that does. A group that also
   holds an unproven process is not killed as a group: only its proven members are, one by one,
   each start time re-checked first. Our own group and our ancestors' are never touched.
+* **Scope.** Where cgroups are writable (``tools.containment``), the lease also names the dead
+  owner's scope directory (a ``cg <path>`` line): everything in it is killed and the directory
+  removed, whatever process group or session its members moved to.
+* **Escapees.** A process that left its group (``setsid``) but still carries a dead owner's
+  marker, while that owner's lease exists, is killed on its own (start time re-checked). Nothing
+  Nerve started outlives it: :func:`sweep_own_marked` does the same for this process at exit.
 
-Unlike a scan for markers alone, the lease leaves deliberate escapees alone (a ``tmux`` or
-``setsid`` daemon started by a command survives a clean exit, so it survives a crash too),
-makes a stray marker harmless, and lets a start with no dead lease skip ``/proc`` entirely.
+The lease makes a stray marker harmless (no lease, no kill) and lets a start with no dead lease
+skip ``/proc`` entirely.
 
 Limits: Linux only (no ``/proc``: a no-op); a process that scrubs its environment and loses
 its marked parent is not proven ours; a crash between spawn and lease write loses that group;
@@ -36,194 +43,48 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.builtin.owners import (
+    OWNER_PID_ENV,
+    OWNER_START_ENV,
+    Owner,
+    ProcInfo,
+    ancestors,
+    forget_own_lease,
+    lease_dir,
+    marker,
+    note_group,
+    note_scope_root,
+    owner_env,
+    read_stat,
+    scan_procs,
+    self_owner,
+)
+
 __all__ = [
     "OWNER_PID_ENV",
     "OWNER_START_ENV",
     "Owner",
     "ProcInfo",
+    "forget_own_lease",
     "lease_dir",
     "note_group",
+    "note_scope_root",
     "owner_env",
     "read_stat",
     "reap_orphans",
     "self_owner",
     "start_reaper",
+    "sweep_own_marked",
 ]
 
-OWNER_PID_ENV = "NERVE_OWNER_PID"
-OWNER_START_ENV = "NERVE_OWNER_START"
 GRACE_S = 0.5  # between SIGTERM and SIGKILL
 _POLL_S = 0.02
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """A process identity that survives pid reuse: pid plus start time, in one boot and pid ns."""
-
-    boot: str
-    pidns: str
-    pid: int
-    start: int
-
-    @property
-    def lease_name(self) -> str:
-        return f"{self.boot}.{self.pidns}.{self.pid}.{self.start}"
-
-    @classmethod
-    def from_lease_name(cls, name: str) -> Owner | None:
-        parts = name.split(".")
-        if len(parts) != 4 or not (parts[2].isdigit() and parts[3].isdigit()):
-            return None
-        return cls(parts[0], parts[1], int(parts[2]), int(parts[3]))
-
-
-@dataclass(frozen=True, slots=True)
-class ProcInfo:
-    """The ``/proc/<pid>/stat`` fields the reaper needs."""
-
-    pid: int
-    state: str
-    ppid: int
-    pgrp: int
-    sid: int
-    start: int
-
-    @property
-    def live(self) -> bool:
-        return self.state not in ("Z", "X")
-
-
-def read_stat(pid: int) -> ProcInfo | None:
-    """Parse ``/proc/<pid>/stat``; None if the process is gone or the file is odd."""
-    try:
-        raw = _read_bytes(f"/proc/{pid}/stat")
-        # The command name may hold spaces and ')': the fields start after the last ')'.
-        rest = raw[raw.rfind(b")") + 2 :].split(b" ", 20)
-        return ProcInfo(
-            pid, rest[0].decode(), int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19])
-        )
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _read_bytes(path: str) -> bytes:
-    """One file of ``/proc``; ``os.open``/``os.read`` cost half of ``open()`` here."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        chunks = [os.read(fd, 65536)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 65536))
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _pidns() -> str:
-    with contextlib.suppress(OSError):  # the link reads "pid:[4026531836]"
-        return "".join(c for c in os.readlink("/proc/self/ns/pid") if c.isdigit()) or "0"
-    return "0"
-
-
-_SELF: Owner | None = None
-
-
-def self_owner() -> Owner | None:
-    """This process's identity (cached); None where there is no ``/proc``."""
-    global _SELF
-    if _SELF is None:
-        me = read_stat(os.getpid())
-        if me is None:
-            return None
-        try:
-            boot = _read_bytes("/proc/sys/kernel/random/boot_id").decode().strip()
-        except (OSError, UnicodeDecodeError):
-            boot = ""
-        boot = boot.replace("-", "") or "noboot"
-        _SELF = Owner(boot, _pidns(), me.pid, me.start)
-    return _SELF if _SELF.pid == os.getpid() else None  # a forked child is not the owner
-
-
-def lease_dir() -> Path:
-    """``<data dir>/owners``: ``$NERVE_DATA_DIR`` or the platform user data dir."""
-    base = os.environ.get("NERVE_DATA_DIR")
-    if base:
-        return Path(base) / "owners"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("nerve", appauthor=False)) / "owners"
-
-
-def owner_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``env`` (default: ours) plus this process's owner markers, for a spawn."""
-    out = dict(os.environ if env is None else env)
-    me = self_owner()
-    if me is not None:
-        out[OWNER_PID_ENV] = str(me.pid)
-        out[OWNER_START_ENV] = str(me.start)
-    return out
-
-
-def note_group(pgid: int, directory: Path | None = None) -> None:
-    """Record a spawned group in our lease. Never raises: a failure only weakens the reaper."""
-    me = self_owner()
-    if me is None:
-        return
-    try:
-        d = directory or lease_dir()
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(d / me.lease_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, f"{pgid}\n".encode())
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        _log.warning("could not record process group %s for the reaper: %s", pgid, exc)
-
-
-def _scan() -> dict[int, ProcInfo]:
-    table: dict[int, ProcInfo] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            info = read_stat(int(entry))
-            if info is not None:
-                table[info.pid] = info
-    return table
-
-
-def _marker(pid: int) -> tuple[int, int] | None:
-    """The (owner pid, owner start) a process carries in its environment, if any."""
-    try:
-        environ = _read_bytes(f"/proc/{pid}/environ")
-    except OSError:
-        return None
-    if OWNER_PID_ENV.encode() not in environ:
-        return None
-    found: dict[str, bytes] = {}
-    for item in environ.split(b"\0"):
-        key, _, value = item.partition(b"=")
-        if key.startswith(b"NERVE_OWNER_"):
-            found[key.decode(errors="replace")] = value
-    try:
-        return int(found[OWNER_PID_ENV]), int(found[OWNER_START_ENV])
-    except (KeyError, ValueError):
-        return None
-
-
 def _alive(owner: Owner) -> bool:
     info = read_stat(owner.pid)
     return info is not None and info.live and info.start == owner.start
-
-
-def _ancestors(pid: int, table: Mapping[int, ProcInfo]) -> set[int]:
-    out: set[int] = set()
-    while pid > 1 and pid not in out:
-        out.add(pid)
-        info = table.get(pid)
-        if info is None:
-            break
-        pid = info.ppid
-    return out
 
 
 Proven = frozenset[tuple[int, int]]  # (pid, start) of processes already proven ours
@@ -262,10 +123,10 @@ def _plan(
         if pgid in protected or any(p.pid in protected or p.sid != pgid for p in procs):
             continue
         owner = candidates[pgid]
-        roots = {p.pid for p in procs if (p.pid, p.start) in known or _marker(p.pid) == owner}
+        roots = {p.pid for p in procs if (p.pid, p.start) in known or marker(p.pid) == owner}
         if not roots:
             continue  # the pgid was reused by something that is not ours
-        proven = [p for p in procs if p.pid in roots or _ancestors(p.ppid, table) & roots]
+        proven = [p for p in procs if p.pid in roots or ancestors(p.ppid, table) & roots]
         proven_all.update((p.pid, p.start) for p in proven)
         if len(proven) == len(procs):
             groups.append(pgid)
@@ -301,6 +162,28 @@ def _read_lease(path: Path) -> set[int]:
     except OSError:
         return set()
     return {int(line) for line in text.split() if line.isdigit() and int(line) > 1}
+
+
+def _lease_scopes(path: Path) -> list[Path]:
+    """The ``cg <path>`` lines of a lease: a cgroup directory of ours (named ``nerve.*``)."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    found = [Path(line[3:]) for line in lines if line.startswith("cg /")]
+    return [p for p in found if p.name.startswith("nerve.") and "/cgroup" in str(p)]
+
+
+def _end_scopes(dead: Mapping[Path, Owner]) -> set[Path]:
+    """Kill and remove the dead owners' cgroup scopes; the leases whose scopes are not gone."""
+    from tools.containment import kill_cgroup_tree
+
+    left: set[Path] = set()
+    for path in dead:
+        for root in _lease_scopes(path):
+            if root.is_dir() and not kill_cgroup_tree(root):
+                left.add(path)
+    return left
 
 
 def _dead_leases(directory: Path, me: Owner, exclude_pid: int) -> dict[Path, Owner]:
@@ -346,19 +229,41 @@ def _reap(exclude_pid: int, directory: Path | None, grace_s: float) -> list[int]
         return []
     directory = directory or lease_dir()
     dead = _dead_leases(directory, me, exclude_pid)
+    if not dead:
+        return []
+    scopes_left = _end_scopes(dead)
+    # owners without a cgroup scope: their escapees are found by marker (a /proc environ scan)
+    unscoped = {(o.pid, o.start) for p, o in dead.items() if not _lease_scopes(p)}
     candidates: dict[int, tuple[int, int]] = {}
     for path, owner in dead.items():
-        pgids = {pg for pg in _read_lease(path) if _group_exists(pg)}
-        if not pgids:
-            with contextlib.suppress(OSError):
-                path.unlink()  # nothing of it is left
-        for pg in pgids:
+        for pg in (pg for pg in _read_lease(path) if _group_exists(pg)):
             candidates[pg] = (owner.pid, owner.start)
-    if not candidates:
-        return []
-    table = _scan()
-    protected = {os.getpgid(0), *_ancestors(exclude_pid, table), *_ancestors(os.getpid(), table)}
-    protected |= {table[p].pgrp for p in list(protected) if p in table}
+    left: set[int] = set()
+    signalled: list[int] = []
+    if candidates or unscoped:
+        table = scan_procs()
+        protected = {
+            os.getpgid(0),
+            *ancestors(exclude_pid, table),
+            *ancestors(os.getpid(), table),
+        }
+        protected |= {table[p].pgrp for p in list(protected) if p in table}
+        if candidates:
+            signalled, left = _end_groups(candidates, table, protected, grace_s)
+        if unscoped:
+            table = scan_procs() if signalled else table
+            signalled = sorted({*signalled, *_end_marked(table, unscoped, protected, grace_s)})
+    _forget_finished({p: o for p, o in dead.items() if p not in scopes_left}, candidates, left)
+    return signalled
+
+
+def _end_groups(
+    candidates: Mapping[int, tuple[int, int]],
+    table: Mapping[int, ProcInfo],
+    protected: set[int],
+    grace_s: float,
+) -> tuple[list[int], set[int]]:
+    """End the dead owners' proven groups; (pgids signalled, pgids that may still be ours)."""
     plan = _plan(candidates, table, protected)
     kept = _plan(candidates, table, set()).pgids - plan.pgids  # ours, but protected: not now
     signalled = sorted(plan.pgids)
@@ -369,12 +274,11 @@ def _reap(exclude_pid: int, directory: Path | None, grace_s: float) -> list[int]
         deadline = time.monotonic() + grace_s
         while plan.groups or plan.singles:
             time.sleep(_POLL_S)
-            plan = _plan(candidates, _scan(), protected, known)
+            plan = _plan(candidates, scan_procs(), protected, known)
             if time.monotonic() >= deadline:
                 _signal(plan, signal.SIGKILL)
                 break  # the lease stays: the next start checks the SIGKILLed groups are gone
-    _forget_finished(dead, candidates, plan.pgids | kept)
-    return signalled
+    return signalled, plan.pgids | kept
 
 
 def _forget_finished(
@@ -385,6 +289,57 @@ def _forget_finished(
         if not any(candidates.get(pg) == (owner.pid, owner.start) for pg in left):
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def _end_marked(
+    table: Mapping[int, ProcInfo],
+    owners: set[tuple[int, int]],
+    protected: set[int],
+    grace_s: float,
+) -> list[int]:
+    """SIGTERM, then after ``grace_s`` SIGKILL, every live process carrying one of ``owners``'
+    markers, outside ``protected`` (pids and process groups); returns the pids signalled."""
+    marked = [
+        (p.pid, p.start)
+        for p in table.values()
+        if p.live
+        and p.pid not in protected
+        and p.pgrp not in protected
+        and p.pid != os.getpid()
+        and marker(p.pid) in owners
+    ]
+
+    def still(pid: int, start: int) -> bool:
+        info = read_stat(pid)
+        return info is not None and info.live and info.start == start
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = [(pid, start) for pid, start in marked if still(pid, start)]
+        for pid, _ in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + (grace_s if sig == signal.SIGTERM else 0)
+        while alive and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
+            alive = [(pid, start) for pid, start in alive if still(pid, start)]
+        if not alive:
+            break
+    return sorted(pid for pid, _ in marked)
+
+
+def sweep_own_marked(grace_s: float = GRACE_S) -> list[int]:
+    """At exit: end every process that still carries *this* process's marker (it left its
+    process group and no cgroup held it). Never raises; returns the pids signalled."""
+    me = self_owner()
+    if me is None or not os.path.isdir("/proc"):
+        return []
+    try:
+        table = scan_procs()
+        protected = ancestors(os.getpid(), table) | {os.getpgid(0)}
+        return _end_marked(table, {(me.pid, me.start)}, protected, grace_s)
+    except Exception:
+        _log.warning("sweeping this process's leftovers failed", exc_info=True)
+        return []
 
 
 def start_reaper(directory: Path | None = None) -> threading.Thread | None:

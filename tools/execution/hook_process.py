@@ -4,6 +4,10 @@ Follows the pattern in ``reference/stack.md`` §8: we own the stdout/stderr pipe
 none), so a background grandchild that keeps a pipe open can never make us wait; the whole
 process group is killed on timeout or cancellation (SIGTERM, short grace, SIGKILL). stdin is a
 temporary file holding the input JSON, so a hook that never reads stdin cannot block us either.
+
+Each hook runs in a cgroup scope of its own where cgroups are writable (``tools.containment``)
+and carries the owner marker: a detached job it starts (a ``setsid`` server) may outlive the hook
+but not Nerve — it is killed when the session closes, or by the next start after a crash.
 """
 
 from __future__ import annotations
@@ -11,12 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.builtin.owners import note_group, owner_env
+from tools.containment import Scope, new_scope
 from tools.process_group import group_has_live_members
 
 __all__ = ["MAX_CAPTURE_BYTES", "ProcessResult", "group_has_live_members", "run_process"]
@@ -57,6 +64,14 @@ async def _kill_group(pgid: int, grace_s: float) -> None:
     deadline = loop.time() + 1.0
     while loop.time() < deadline and group_has_live_members(pgid):
         await asyncio.sleep(0.01)
+
+
+def _runnable(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> bool:
+    """Whether ``argv[0]`` resolves: a wrapper would turn "not found" into an exit code 127."""
+    prog = argv[0] if argv else ""
+    if "/" in prog:
+        return os.access(cwd / prog, os.X_OK)
+    return shutil.which(prog, path=env.get("PATH", os.defpath)) is not None
 
 
 async def _pump(reader: asyncio.StreamReader, buf: bytearray, max_bytes: int) -> bool:
@@ -101,26 +116,30 @@ async def run_process(
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    scope = new_scope("hook") if _runnable(argv, cwd, env) else None
     try:
         with tempfile.TemporaryFile() as stdin_file:
             stdin_file.write(stdin_data)
             stdin_file.seek(0)
             proc = await asyncio.create_subprocess_exec(
-                *argv,
+                *(scope.wrap_argv(list(argv)) if scope is not None else argv),
                 stdin=stdin_file,
                 stdout=out_w,
                 stderr=err_w,
                 cwd=str(cwd),
-                env=dict(env),
+                env=owner_env(env),
                 start_new_session=True,
             )
     except (OSError, ValueError) as exc:
         for fd in (out_r, out_w, err_r, err_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if scope is not None:
+            await scope.end()
         return ProcessResult(exit_code=None, spawn_error=f"{type(exc).__name__}: {exc}")
     os.close(out_w)
     os.close(err_w)
+    note_group(proc.pid)
 
     pgid = proc.pid  # start_new_session: the child leads its own group
     out_buf, err_buf = bytearray(), bytearray()
@@ -142,7 +161,7 @@ async def run_process(
             needs_kill = bool(pending)
     finally:
         cleanup = asyncio.ensure_future(
-            _cleanup(proc, pgid, needs_kill, grace_s, pumps, transports)
+            _cleanup(proc, pgid, needs_kill, grace_s, pumps, transports, scope)
         )
         try:
             await asyncio.shield(cleanup)
@@ -172,9 +191,13 @@ async def _cleanup(
     grace_s: float,
     pumps: list[asyncio.Task[bool]],
     transports: list[asyncio.BaseTransport],
+    scope: Scope | None = None,
 ) -> None:
     if kill:
         await _kill_group(pgid, grace_s)
+    if scope is not None:
+        # a killed hook's scope goes now; a finished hook's detached job waits for session end
+        await scope.end(keep_if_populated=not kill)
     for p in pumps:
         if not p.done():
             p.cancel()

@@ -13,8 +13,9 @@ interleaved in the order they were written. stdin is ``/dev/null``.
 If Nerve itself is killed (SIGKILL), nothing here runs: the spawn carries owner markers and
 its group is recorded so that the next Nerve start ends it (``tools/builtin/reaper.py``).
 
-Known limit: a process that calls ``setsid`` itself (``setsid sleep 100 &``) leaves the group
-and escapes; only cgroups or a PID namespace could contain it.
+A process that calls ``setsid`` itself (``setsid sleep 100 &``) leaves the group. Where cgroups
+are writable the command runs in a transient scope of its own (``tools.containment``) that is
+killed with it; elsewhere the escapee lives until Nerve exits (the owner-marker sweep).
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.builtin.reaper import note_group, owner_env
+from tools.builtin.owners import note_group, owner_env
+from tools.containment import Scope, new_scope
 from tools.context import AbortSignal
 from tools.process_group import live_group_members
 
@@ -151,19 +153,24 @@ async def run_in_group(
     env: dict[str, str] | None = None,
     linger_s: float = LINGER_S,
     pass_fds: tuple[int, ...] = (),
+    scope_kind: str | None = "bash",
+    after_spawn: Callable[[int], Awaitable[None]] | None = None,
 ) -> RunOutcome:
     """Run ``argv`` in a new session with stdout+stderr merged into ``on_data``.
 
     Returns when the process has exited (or was killed on timeout/abort) and its whole
-    process group is gone. Raises ``OSError`` if it cannot be started (bad cwd, ...).
-    On cancellation the group is killed before ``CancelledError`` propagates.
+    process group — and its cgroup scope, named ``scope_kind`` (None: no scope) — is gone.
+    ``after_spawn(pid)`` runs once the process exists, before the wait (the sandbox's network
+    set-up). Raises ``OSError`` if it cannot be started (bad cwd, ...). On cancellation the
+    group is killed before ``CancelledError`` propagates.
     """
     loop = asyncio.get_running_loop()
     started = time.monotonic()
+    scope: Scope | None = new_scope(scope_kind) if scope_kind else None
     r, w = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *(scope.wrap_argv(argv) if scope is not None else argv),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=w,
             stderr=w,
@@ -175,6 +182,8 @@ async def run_in_group(
     except BaseException:
         os.close(r)
         os.close(w)
+        if scope is not None:
+            await scope.end()
         raise
     os.close(w)
     pgid = proc.pid
@@ -188,6 +197,8 @@ async def run_in_group(
         transport, _ = await loop.connect_read_pipe(
             lambda: _SinkProtocol(on_data, eof), os.fdopen(r, "rb", 0)
         )
+        if after_spawn is not None:
+            await after_spawn(proc.pid)
         wait_task = asyncio.ensure_future(proc.wait())
         waiters: set[asyncio.Future[object]] = {wait_task}  # type: ignore[arg-type]
         if abort is not None:
@@ -211,6 +222,8 @@ async def run_in_group(
         if abort_task is not None and not abort_task.done():
             abort_task.cancel()
         await kill_group(pgid)
+        if scope is not None:
+            await scope.end()  # what left the group (setsid) goes too
         if not eof.done():
             # The group is dead: what it wrote before dying is still in the pipe. Drain it,
             # unless a process that escaped the group (``setsid``) holds the pipe open.
