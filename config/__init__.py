@@ -9,12 +9,18 @@ from config.models import (
     HookHandler,
     HookMatcherGroup,
     PermissionsSettings,
+    SandboxSettings,
     Settings,
     normalize_mode,
 )
 from config.paths import find_project_root, local_settings_path
 from config.trust import Withheld
-from config.writer import SettingsWriteError, add_permission_rule, remove_permission_rule
+from config.writer import (
+    SettingsWriteError,
+    add_permission_rule,
+    remove_permission_rule,
+    set_settings_value,
+)
 
 __all__ = [
     "PERMISSION_MODES",
@@ -25,6 +31,7 @@ __all__ = [
     "LoadedSettings",
     "PermissionsSettings",
     "RuleEntry",
+    "SandboxSettings",
     "Settings",
     "SettingsError",
     "SettingsWriteError",
@@ -35,4 +42,5 @@ __all__ = [
     "local_settings_path",
     "normalize_mode",
     "remove_permission_rule",
+    "set_settings_value",
 ]

@@ -18,6 +18,9 @@ __all__ = [
     "HookHandler",
     "HookMatcherGroup",
     "PermissionsSettings",
+    "SandboxFilesystemSettings",
+    "SandboxNetworkSettings",
+    "SandboxSettings",
     "Settings",
     "normalize_mode",
 ]
@@ -101,6 +104,47 @@ class HookMatcherGroup(BaseModel):
     hooks: list[HookHandler]
 
 
+class SandboxFilesystemSettings(BaseModel):
+    """``sandbox.filesystem``: paths (``/abs``, ``~/``, or relative to the settings file's base)."""
+
+    model_config = _LENIENT_STRICT
+
+    allowWrite: list[str] = Field(default_factory=list)
+    denyWrite: list[str] = Field(default_factory=list)
+    denyRead: list[str] = Field(default_factory=list)
+    allowRead: list[str] = Field(default_factory=list)
+    allowManagedReadPathsOnly: bool | None = None
+
+
+class SandboxNetworkSettings(BaseModel):
+    """``sandbox.network``: the domains the proxy lets through, and the sockets left open."""
+
+    model_config = _LENIENT_STRICT
+
+    allowedDomains: list[str] = Field(default_factory=list)
+    deniedDomains: list[str] = Field(default_factory=list)
+    allowManagedDomainsOnly: bool | None = None
+    allowUnixSockets: list[str] = Field(default_factory=list)
+    allowAllUnixSockets: bool | None = None
+    allowLocalBinding: bool | None = None
+    httpProxyPort: int | None = Field(default=None, ge=1, le=65535)
+    socksProxyPort: int | None = Field(default=None, ge=1, le=65535)
+
+
+class SandboxSettings(BaseModel):
+    """``sandbox``: Claude Code's keys for running Bash in an OS sandbox (``tools.sandbox``)."""
+
+    model_config = _LENIENT_STRICT
+
+    enabled: bool | None = None
+    failIfUnavailable: bool | None = None
+    autoAllowBashIfSandboxed: bool | None = None
+    allowUnsandboxedCommands: bool | None = None
+    excludedCommands: list[str] = Field(default_factory=list)
+    filesystem: SandboxFilesystemSettings = Field(default_factory=SandboxFilesystemSettings)
+    network: SandboxNetworkSettings = Field(default_factory=SandboxNetworkSettings)
+
+
 class Settings(BaseModel):
     """A whole settings file (or the merged effective settings). Unknown keys are kept."""
 
@@ -113,6 +157,7 @@ class Settings(BaseModel):
     model: str | None = None
     apiKeyHelper: str | None = None
     cleanupPeriodDays: int | None = Field(default=None, ge=0)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     def extras(self) -> dict[str, Any]:
         """The keys this model does not know, as written."""

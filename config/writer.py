@@ -26,6 +26,7 @@ __all__ = [
     "add_permission_rule",
     "local_settings_path",
     "remove_permission_rule",
+    "set_settings_value",
 ]
 
 _BEHAVIORS: Final[frozenset[str]] = frozenset({"allow", "deny", "ask"})
@@ -183,6 +184,30 @@ def remove_permission_rule(path: Path, behavior: str, rule: str) -> bool:
         if len(kept) == len(rules):
             return False
         rules[:] = kept
+        return True
+
+    return _update(path, change)
+
+
+def set_settings_value(path: Path, keys: tuple[str, ...], value: Any) -> bool:
+    """Set ``data[keys[0]][keys[1]]... = value`` in the settings file at ``path`` (``/sandbox``
+    writes ``sandbox.enabled``). Creates missing objects on the way; returns ``False`` if the
+    value was already there. Refuses (``SettingsWriteError``) a key on the way that is not an
+    object, and a file that is not valid JSON; the file is never overwritten then."""
+    if not keys or not all(isinstance(k, str) and k for k in keys):
+        raise ValueError(f"not a settings key path: {keys!r}")
+
+    def change(data: dict[str, Any]) -> bool:
+        node = data
+        for depth, key in enumerate(keys[:-1]):
+            child = node.setdefault(key, {})
+            if not isinstance(child, dict):
+                dotted = ".".join(keys[: depth + 1])
+                raise SettingsWriteError(f"{path}: {dotted!r} is not an object; it was not changed")
+            node = child
+        if keys[-1] in node and node[keys[-1]] == value and type(node[keys[-1]]) is type(value):
+            return False
+        node[keys[-1]] = value
         return True
 
     return _update(path, change)

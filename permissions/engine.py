@@ -5,7 +5,10 @@ Order (the strictest outcome wins, ALLOW < ASK < DENY):
 1. deny rules (tool-name, parameter and content rules) -> DENY; a DENY from the tool's own check
    is just as final;
 2. ask rules -> ASK (kind RULE), even in bypassPermissions and auto;
-3. safety checks (protected paths, path tricks, bash analysis that cannot model the command);
+3. safety checks (protected paths, path tricks);
+   then a Bash call confined by a working OS sandbox with ``autoAllowBashIfSandboxed`` -> ALLOW
+   (an allow rule's verdict if one matches), except in plan mode;
+   then bash analysis that cannot model the command -> ASK;
 4. allow rules and read-only calls -> ALLOW;
 5. an ASK from the tool's own check;
 6. whatever still needs permission goes to the mode (:mod:`permissions.modes`).
@@ -32,6 +35,7 @@ from permissions.safety import check_path_tricks, check_write_path, is_inside_wo
 from permissions.types import (
     Decision,
     PermissionContext,
+    PermissionMode,
     PermissionRequest,
     PermissionRule,
     ReasonKind,
@@ -384,6 +388,13 @@ def decide(request: PermissionRequest, ctx: PermissionContext) -> Verdict:
         return _done(
             apply_mode(Pending(safety, human_only=hard, read_only=out.read_only), ctx.mode), trace
         )
+    if request.sandboxed and ctx.mode is not PermissionMode.PLAN:
+        confined = out.allow or Verdict(
+            Decision.ALLOW,
+            "runs in the OS sandbox (sandbox.autoAllowBashIfSandboxed)",
+            ReasonKind.SANDBOX,
+        )
+        return _done(confined, trace, f"allow: {confined.reason}")
     if out.uncertain is not None:
         trace.append(f"analysis: {out.uncertain.reason}")
         return _done(apply_mode(Pending(out.uncertain, read_only=False), ctx.mode), trace)

@@ -76,6 +76,7 @@ class RuleSource(StrEnum):
     SESSION = "session"
     COMMAND = "command"
     HOOK = "hook"
+    SANDBOX = "sandbox"  # sandbox.filesystem.denyRead/denyWrite, folded into rules
 
 
 class RuleBehavior(StrEnum):
@@ -132,6 +133,7 @@ class ReasonKind(StrEnum):
     ANALYSIS = "analysis"  # the bash analysis could not model the command with confidence
     WORKING_DIR = "workingDir"
     CLASSIFIER = "classifier"
+    SANDBOX = "sandbox"  # confined by the OS sandbox (autoAllowBashIfSandboxed)
     USER = "user"
     DEFAULT = "default"
 
@@ -226,3 +228,7 @@ class PermissionRequest:
     is_read_only: bool = False
     is_mcp: bool = False
     tool_verdict: Verdict | None = None
+    # Runs inside a working OS sandbox that may allow it without asking
+    # (autoAllowBashIfSandboxed): what would ask is allowed, after deny rules, ask rules and
+    # safety checks. Never set without a working sandbox.
+    sandboxed: bool = False

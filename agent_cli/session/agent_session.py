@@ -27,6 +27,7 @@ from agent_cli.session.resume import (
     repair_for_resume,
     restored_permissions,
 )
+from agent_cli.session.sandbox import SandboxAdmin
 from agent_cli.session.transcript_open import open_transcript
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, RuleSource
@@ -36,7 +37,7 @@ from tools.file_context import FILE_CONTEXT_KEY
 __all__ = ["AgentSession", "SessionError", "find_session"]
 
 
-class AgentSession(SessionAdmin):
+class AgentSession(SessionAdmin, SandboxAdmin):
     """One interactive or print-mode session (see module docstring)."""
 
     def __init__(
@@ -307,7 +308,7 @@ class AgentSession(SessionAdmin):
             await aclose()
         if self.transcript is not None:
             self.transcript.close()
-        await _end_leftovers()
+        await _end_leftovers(self.ctx)
 
     # Custom commands and skills (``agent_cli.session.custom`` sets them while building).
     commands: Any = None  # agent_cli.customize.commands.CommandSet
@@ -372,13 +373,18 @@ class AgentSession(SessionAdmin):
         return await self._handler(prompt)
 
 
-async def _end_leftovers() -> None:
+async def _end_leftovers(ctx: ToolUseContext) -> None:
     """Nothing Nerve started outlives it: hooks' detached jobs, escapees of ``setsid``
-    (tools.containment); then the lease goes, so the next start has nothing to reap."""
+    (tools.containment), the sandbox's temp dir; then the lease goes, so the next start has
+    nothing to reap."""
     from tools.builtin.owners import forget_own_lease
     from tools.containment import close_scopes
+    from tools.sandbox import get_sandbox
 
     await close_scopes()
+    sandbox = get_sandbox(ctx)
+    if sandbox is not None:
+        await sandbox.close()
     forget_own_lease()
 
 

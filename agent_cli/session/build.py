@@ -112,6 +112,12 @@ def build_session(
         bypass_available=bypass,
     )
     warnings += perm_warnings
+    from agent_cli.session.sandbox import session_sandbox
+    from tools.sandbox import SANDBOX_KEY, with_boundary_rules
+
+    sandbox, sandbox_warnings = session_sandbox(settings)  # failIfUnavailable: SessionError
+    warnings += sandbox_warnings
+    perm_ctx = with_boundary_rules(perm_ctx, sandbox.config)  # denyRead/denyWrite as rules
 
     # Session identity: resume appends to the same file; fork copies into a new one.
     if reader is not None and not options.fork_session:
@@ -158,6 +164,7 @@ def build_session(
             session_id=session_id,
             session_dir=session_dir,
             debug=options.verbose,
+            extra={SANDBOX_KEY: sandbox},
         ),
         callbacks=Callbacks(),
         hooks=hooks,

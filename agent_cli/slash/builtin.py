@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
+from agent_cli.slash.sandbox import SANDBOX_COMMAND
 from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
 
 __all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
@@ -191,6 +192,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("tasks", "list background tasks", _tasks),
     SlashCommand("mcp", "list MCP servers and their status", _mcp),
     SlashCommand("todos", "show the current todo list", _todos),
+    SANDBOX_COMMAND,
     SlashCommand(
         "exit", "quit Nerve", _exit, aliases=("quit",), needs_session=False, interactive_only=True
     ),

@@ -100,17 +100,41 @@ async def build_request(state: CallState) -> PermissionRequest:
     assert tool is not None
     command = getattr(inp, "command", None)
     url = getattr(inp, "url", None)
+    paths = tuple(tool.permission_paths(inp, ctx))
+    verdict = _raw_path_trick(state, await tool.check_permissions(inp, ctx))
     return PermissionRequest(
         tool_name=tool.name,
         input=dict(state.hook_input()),
         kind=tool.permission_kind,
-        paths=tuple(tool.permission_paths(inp, ctx)),
+        paths=paths,
         command=command if isinstance(command, str) else None,
         url=url if isinstance(url, str) else None,
         is_read_only=bool(tool.is_read_only(inp)),
         is_mcp=tool.is_mcp,
-        tool_verdict=_raw_path_trick(state, await tool.check_permissions(inp, ctx)),
+        tool_verdict=_sandbox_boundary(state, paths) or verdict,
+        sandboxed=_sandbox_confines(state, command),
     )
+
+
+def _sandbox_boundary(state: CallState, paths: tuple[Any, ...]) -> Verdict | None:
+    """A write the OS sandbox would refuse is refused to the file tools too."""
+    tool, ctx = state.tool, state.ctx
+    if tool is None or tool.is_mcp or tool.permission_kind is not ToolKind.EDIT:
+        return None
+    from tools.sandbox import get_sandbox, write_verdict
+
+    return write_verdict(get_sandbox(ctx), paths, ctx.permissions.working_dirs)
+
+
+def _sandbox_confines(state: CallState, command: object) -> bool:
+    """Bash confined by a working OS sandbox that auto-allows (``tools.sandbox.policy``)."""
+    tool = state.tool
+    if tool is None or tool.is_mcp or tool.permission_kind is not ToolKind.BASH:
+        return False
+    from tools.sandbox import bash_auto_allowed, get_sandbox
+
+    disable = getattr(state.backfilled, "dangerouslyDisableSandbox", False) is True
+    return isinstance(command, str) and bash_auto_allowed(get_sandbox(state.ctx), command, disable)
 
 
 def _hook_liftable(verdict: Verdict) -> bool:

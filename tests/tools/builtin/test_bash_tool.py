@@ -255,7 +255,13 @@ def test_timeout_bounds_are_in_the_schema() -> None:
     assert BashInput.model_validate({"command": "ls", "timeout": 600_000}).timeout == 600_000
     schema = BASH_TOOL.input_schema()
     assert schema["required"] == ["command"]
-    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
+    assert set(schema["properties"]) == {
+        "command",
+        "timeout",
+        "description",
+        "run_in_background",
+        "dangerouslyDisableSandbox",  # Claude Code's name; see tools/sandbox/policy.py
+    }
 
 
 def test_internal_sed_field_is_hidden_and_cannot_be_injected() -> None:

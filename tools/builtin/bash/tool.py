@@ -36,7 +36,8 @@ from tools.builtin.bash.format import (
 )
 from tools.builtin.bash.images import MAX_IMAGE_BYTES, image_block, sniff_image
 from tools.builtin.bash.output import BashProgress, OutputCollector, new_spool_path, spool_dir
-from tools.builtin.bash.runner import bash_path, run_in_group
+from tools.builtin.bash.runner import bash_path
+from tools.builtin.bash.sandboxed import run_command, start_task
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
 
@@ -85,6 +86,11 @@ class BashInput(BaseModel):
         default=False,
         description="Set to true to run this command in the background. "
         "Use TaskOutput to read the output later.",
+    )
+    dangerouslyDisableSandbox: bool = Field(
+        default=False,
+        description="Set to true to run this command outside the sandbox (when one is on). "
+        "The user is asked as usual; use it only when the sandbox is what makes it fail.",
     )
     simulated_sed_edit: SkipJsonSchema[sed.SimulatedSedEdit | None] = Field(
         default=None, alias="_simulated_sed_edit", exclude=True
@@ -231,13 +237,16 @@ async def _run_foreground(
     )
     collector = OutputCollector(spool_path_factory=spool_path, on_progress=on_progress)
     try:
-        outcome = await run_in_group(
+        outcome = await run_command(
             [bash_path(), "-c", script],
+            ctx=ctx,
+            command=inp.command,
+            disable=inp.dangerouslyDisableSandbox,
             cwd=cwd,
             on_data=collector.feed,
             timeout_s=(inp.timeout or DEFAULT_TIMEOUT_MS) / 1000,
-            abort=ctx.abort,
             pass_fds=(cwd_w,),
+            notices=notices,
         )
         collector.finish()
         final = settle_cwd(ctx, read_cwd(cwd_r), notices)
@@ -249,10 +258,10 @@ async def _run_foreground(
 
 
 async def _run_background(inp: BashInput, ctx: ToolUseContext) -> BashOutput:
-    from tools.builtin.background import get_manager
-
     cwd, notices = current_cwd(ctx)
-    snap = await get_manager(ctx).start(inp.command, cwd=cwd)
+    snap: Any = await start_task(
+        inp.command, ctx=ctx, disable=inp.dangerouslyDisableSandbox, cwd=cwd, notices=notices
+    )
     info = {"task_id": snap.task_id, "output_file": snap.output_path}
     text = (
         f"Command running in background.\n{json.dumps(info)}\n"

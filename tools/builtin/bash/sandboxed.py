@@ -1,0 +1,152 @@
+"""Bash in the OS sandbox, when the session has one on (``tools.sandbox``).
+
+:func:`run_command` runs a foreground command through the runner either confined (bubblewrap:
+no cgroup scope needed, its PID namespace holds every descendant) or as before; the proxy asks
+the user about new domains through the normal permission prompt. :func:`start_task` does the
+same for a background task, which cannot ask: a new domain is refused and noted on the task.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from permissions.types import Decision, PermissionMode, ReasonKind, RuleValue, Verdict
+from tools.builtin.bash.runner import RunOutcome, run_in_group
+from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
+from tools.sandbox import SandboxSession, get_sandbox
+from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
+
+__all__ = ["run_command", "start_task"]
+
+
+def _ask(ctx: ToolUseContext, command: str) -> NetworkAsk:
+    async def ask(host: str, port: int) -> AskAnswer:
+        verdict = Verdict(
+            Decision.ASK,
+            f"a sandboxed command wants to reach {host}:{port}, which is not in "
+            "sandbox.network.allowedDomains",
+            ReasonKind.SANDBOX,
+            suggestions=(RuleValue("WebFetch", f"domain:{host}"),),
+        )
+        prompt = PermissionPrompt(
+            tool_name="Bash",
+            tool_use_id="",
+            input={"url": f"{host}:{port}", "command": command},
+            verdict=verdict,
+            title=f"Network access to {host}:{port} from the sandbox",
+            agent_id=ctx.agent.agent_id,
+        )
+        response = await ctx.callbacks.request_permission(prompt)
+        if response.answer is PermissionAnswer.DENY:
+            return AskAnswer(False, (response.feedback or "the user declined").replace("\n", " "))
+        remember = response.answer is PermissionAnswer.ALLOW_ALWAYS
+        return AskAnswer(True, "approved by the user", remember=remember)
+
+    return ask
+
+
+def _gate(
+    ctx: ToolUseContext, sandbox: SandboxSession, command: str, background: bool
+) -> DomainGate:
+    deny_asks = None
+    if background:
+        deny_asks = "a background task cannot ask"
+    elif ctx.permissions.mode is PermissionMode.DONT_ASK:
+        deny_asks = "dontAsk mode refuses what would ask"
+    return DomainGate(
+        sandbox.config,
+        rules=ctx.permissions.rules,
+        approved=sandbox.approved_domains,
+        ask=None if background else _ask(ctx, command),
+        deny_asks=deny_asks,
+    )
+
+
+async def run_command(
+    argv: list[str],
+    *,
+    ctx: ToolUseContext,
+    command: str,
+    disable: bool,
+    cwd: Path,
+    on_data: Callable[[bytes], None],
+    timeout_s: float,
+    pass_fds: tuple[int, ...],
+    notices: list[str],
+) -> RunOutcome:
+    """Run ``argv`` (``bash -c``) sandboxed if the session's sandbox confines ``command``."""
+    sandbox = get_sandbox(ctx)
+    conf = sandbox.confinement(command, disable) if sandbox is not None else None
+    if conf is not None and conf.notice:
+        notices.append(conf.notice)
+    if sandbox is None or conf is None or not conf.sandboxed:
+        return await run_in_group(
+            argv, cwd=cwd, on_data=on_data, timeout_s=timeout_s, abort=ctx.abort, pass_fds=pass_fds
+        )
+    run = sandbox.prepare(
+        argv,
+        cwd=cwd,
+        working_dirs=ctx.permissions.working_dirs,
+        env=dict(os.environ),
+        gate=_gate(ctx, sandbox, command, background=False),
+    )
+    try:
+        return await run_in_group(
+            run.argv,
+            cwd=cwd,
+            on_data=on_data,
+            timeout_s=timeout_s,
+            abort=ctx.abort,
+            env=run.env,
+            pass_fds=(*pass_fds, *run.pass_fds),
+            scope_kind=None,  # the PID namespace holds every descendant
+            after_spawn=run.after_spawn,
+        )
+    finally:
+        await run.cleanup()
+        notices += run.notices
+
+
+async def start_task(
+    command: str, *, ctx: ToolUseContext, disable: bool, cwd: Path, notices: list[str]
+) -> object:
+    """Start a background task, sandboxed like a foreground command; its snapshot."""
+    from tools.builtin.background import get_manager
+    from tools.builtin.bash.runner import bash_path
+
+    manager = get_manager(ctx)
+    sandbox = get_sandbox(ctx)
+    conf = sandbox.confinement(command, disable) if sandbox is not None else None
+    if conf is not None and conf.notice:
+        notices.append(conf.notice)
+    if sandbox is None or conf is None or not conf.sandboxed:
+        return await manager.start(command, cwd=cwd)
+    run = sandbox.prepare(
+        [bash_path(), "-c", command],
+        cwd=cwd,
+        working_dirs=ctx.permissions.working_dirs,
+        env=dict(os.environ),
+        gate=_gate(ctx, sandbox, command, background=True),
+    )
+
+    async def after_spawn(pid: int, task: Any) -> None:
+        if run.proxy is not None:
+            task.notes = run.proxy.notices  # TaskOutput shows refusals as they come
+        await run.after_spawn(pid)
+
+    try:
+        return await manager.start(
+            command,
+            cwd=cwd,
+            argv=run.argv,
+            env=run.env,
+            pass_fds=run.pass_fds,
+            after_spawn=after_spawn,
+            cleanup=run.cleanup,
+        )
+    except BaseException:
+        await run.cleanup()
+        raise

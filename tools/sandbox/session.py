@@ -1,0 +1,309 @@
+"""A session's sandbox: its settings, whether it works here, its temp dir, and each run.
+
+:class:`SandboxSession` lives in ``ctx.options.extra`` (:data:`SANDBOX_KEY`), shared with
+sub-agents. :meth:`SandboxSession.prepare` turns one command into a :class:`PreparedRun`: the
+bubblewrap command line (``tools.sandbox.mounts``), the environment (no credentials of Nerve's,
+``TMPDIR`` the session's temp dir, the proxy variables), and the two steps around the spawn —
+``after_spawn`` opens the proxy port inside the new network namespace before the command is
+released, ``cleanup`` closes the proxy and removes the stubs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from tools.sandbox.netns import PROXY_PORT, Relay, listen_in_netns, start_relay
+from tools.sandbox.platform import Availability, Backend, Bubblewrap, backend_for, minimal_dev_args
+from tools.sandbox.policy import Confinement, confinement
+from tools.sandbox.proxy import DomainGate, Proxy
+from tools.sandbox.seccomp import unix_socket_filter
+from tools.sandbox.settings import SandboxConfig
+from tools.sandbox.stubs import StubRegistry
+
+__all__ = ["SANDBOX_KEY", "SECRET_ENV", "PreparedRun", "SandboxSession"]
+
+SANDBOX_KEY: Final = "sandbox"
+# Credentials Nerve itself uses: a sandboxed command never sees them.
+SECRET_ENV: Final[frozenset[str]] = frozenset(
+    {
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "NERVE_API_KEY",
+        "AWS_BEARER_TOKEN_BEDROCK",
+    }
+)
+_PROXY_VARS: Final = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
+_INFO_TIMEOUT_S: Final = 10.0
+
+
+def sandbox_env(base: dict[str, str], tmp: Path, *, network: bool) -> dict[str, str]:
+    """``base`` without Nerve's credentials, with the temp dir and the proxy settings."""
+    env = {k: v for k, v in base.items() if k not in SECRET_ENV}
+    env.update(TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp), NERVE_SANDBOX="1")
+    for name in (*_PROXY_VARS, "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        env.pop(name, None)
+    if network:
+        url = f"http://127.0.0.1:{PROXY_PORT}"
+        env.update(dict.fromkeys(_PROXY_VARS, url))
+        env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
+    return env
+
+
+async def _read_info(fd: int) -> dict[str, Any] | None:
+    """bubblewrap's ``--info-fd`` JSON (the sandbox's pid), or None if it ended first."""
+    loop = asyncio.get_running_loop()
+    data = b""
+
+    def wake(ready: asyncio.Future[None]) -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    while True:
+        ready: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, wake, ready)
+        try:
+            await asyncio.wait_for(ready, _INFO_TIMEOUT_S)
+        except TimeoutError:
+            return None
+        finally:
+            loop.remove_reader(fd)
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return None
+        data += chunk
+        with contextlib.suppress(ValueError):
+            info = json.loads(data)
+            return info if isinstance(info, dict) else None
+
+
+@dataclass
+class PreparedRun:
+    """One sandboxed command, ready to spawn (``argv``, ``env``, ``pass_fds``)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...]
+    proxy: Proxy | None
+    notices: list[str] = field(default_factory=list)
+    _session: SandboxSession | None = None
+    _child_fds: list[int] = field(default_factory=list)  # our copies of the child's ends
+    _own_fds: list[int] = field(default_factory=list)  # info read end, block write end
+    _stubs: list[Path] = field(default_factory=list)
+    _relay: Relay | None = None
+    _unix: Path | None = None
+    _closed: bool = False
+
+    def _close_child_fds(self) -> None:
+        for fd in self._child_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._child_fds.clear()
+
+    async def after_spawn(self, _pid: int) -> None:
+        """Open the proxy port inside the sandbox, then let the command run."""
+        self._close_child_fds()
+        info_r, block_w = self._own_fds
+        try:
+            info = await _read_info(info_r)
+            if info is not None and self.proxy is not None:
+                await self._open_network(int(info.get("child-pid", 0)))
+        finally:
+            with contextlib.suppress(OSError):
+                os.write(block_w, b"1")
+
+    async def _open_network(self, child: int) -> None:
+        assert self.proxy is not None and self._session is not None
+        try:
+            sock = await listen_in_netns(child)
+            if sock is not None:
+                await self.proxy.serve_socket(sock)
+                return
+            backend = self._session.backend
+            if not isinstance(backend, Bubblewrap) or not (backend.socat and backend.nsenter):
+                self.notices.append("[sandbox] no network relay (socat): no network at all")
+                return
+            self._unix = self._session.private_dir() / f"proxy-{os.getpid()}-{id(self)}.sock"
+            await self.proxy.serve_unix(self._unix)
+            self._relay = await start_relay(
+                child, self._unix, nsenter=backend.nsenter, socat=backend.socat
+            )
+        except OSError as exc:
+            self.notices.append(f"[sandbox] the network proxy could not start ({exc}): no network")
+
+    async def cleanup(self) -> None:
+        """After the command: the proxy, the relay, the stubs, the descriptors. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._close_child_fds()
+        for fd in self._own_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.proxy is not None:
+            await self.proxy.close()
+            self.notices += [n for n in self.proxy.notices if n not in self.notices]
+        if self._relay is not None:
+            await self._relay.stop()
+        if self._unix is not None:
+            with contextlib.suppress(OSError):
+                self._unix.unlink()
+        if self._session is not None:
+            self._session.stubs.release(self._stubs)
+
+
+class SandboxSession:
+    """The sandbox of one session (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: SandboxConfig,
+        *,
+        backend: Backend | None = None,
+        home: Path | None = None,
+        protect: Sequence[Path] = (),
+    ) -> None:
+        self.config = config
+        self.backend = backend or backend_for()
+        self.home = home or Path.home()
+        self.protect = tuple(protect)  # read-only even inside a writable directory
+        self.approved_domains: set[str] = set()
+        self.stubs = StubRegistry()
+        self._availability: Availability | None = None
+        self._tmp: Path | None = None
+        self._private: Path | None = None
+
+    @property
+    def availability(self) -> Availability:
+        if self._availability is None:
+            self._availability = self.backend.probe()
+        return self._availability
+
+    @property
+    def active(self) -> bool:
+        """Enabled and working: only then is anything confined (or auto-allowed)."""
+        return self.config.enabled and self.availability.ok
+
+    def set_config(self, config: SandboxConfig) -> None:
+        self.config = config
+
+    def set_enabled(self, enabled: bool, auto_allow: bool | None = None) -> None:
+        auto = self.config.auto_allow if auto_allow is None else auto_allow
+        self.config = replace(self.config, enabled=enabled, auto_allow=auto)
+
+    def confinement(self, command: str, disable: bool = False) -> Confinement:
+        if not self.config.enabled:
+            return confinement(self.config, False, command, disable)
+        return confinement(self.config, self.availability.ok, command, disable)
+
+    def has_tmp_dir(self) -> bool:
+        return self._tmp is not None
+
+    def tmp_dir(self) -> Path:
+        """The session's temp dir (``TMPDIR`` inside the sandbox), made on first use."""
+        if self._tmp is None or not self._tmp.is_dir():
+            self._tmp = Path(tempfile.mkdtemp(prefix="nerve-sandbox-"))
+        return self._tmp
+
+    def private_dir(self) -> Path:
+        """Outside the writable set: the relay's unix socket."""
+        if self._private is None or not self._private.is_dir():
+            self._private = Path(tempfile.mkdtemp(prefix="nerve-proxy-"))
+        return self._private
+
+    def prepare(
+        self,
+        inner: list[str],
+        *,
+        cwd: Path,
+        working_dirs: Sequence[Path],
+        env: dict[str, str],
+        gate: DomainGate,
+    ) -> PreparedRun:
+        """The sandboxed form of ``inner`` (a ``bash -c`` argv). Raises ``OSError``."""
+        from tools.sandbox.mounts import plan_mounts
+
+        backend = self.backend
+        assert isinstance(backend, Bubblewrap) and backend.bwrap is not None
+        tmp = self.tmp_dir()
+        void = os.open(os.devnull, os.O_RDONLY)
+        child_fds, own_fds = [void], []
+        try:
+            plan = plan_mounts(
+                writable=[*working_dirs, tmp, *self.config.allow_write],
+                stub_roots=working_dirs,
+                deny_write=self.config.deny_write,
+                deny_read=self.config.deny_read,
+                allow_read=self.config.allow_read,
+                protect=[self.home, *self.protect],
+                void_fd=void,
+                stubs=self.stubs,
+            )
+            info_r, info_w = os.pipe()
+            block_r, block_w = os.pipe()
+            child_fds += [info_w, block_r]
+            own_fds += [info_r, block_w]
+            os.set_blocking(info_r, False)
+            args = [
+                backend.bwrap,
+                "--die-with-parent",
+                "--unshare-all",
+                "--cap-drop",
+                "ALL",
+                "--ro-bind",
+                "/",
+                "/",
+                *minimal_dev_args(),
+                "--proc",
+                "/proc",
+                *plan.args,
+                "--chdir",
+                str(cwd),
+                "--info-fd",
+                str(info_w),
+                "--block-fd",
+                str(block_r),
+            ]
+            program = None if self.config.allow_all_unix_sockets else unix_socket_filter()
+            if program is not None:
+                sec_r, sec_w = os.pipe()
+                os.write(sec_w, program)
+                os.close(sec_w)
+                child_fds.append(sec_r)
+                args += ["--seccomp", str(sec_r)]
+        except BaseException:
+            for fd in (*child_fds, *own_fds):
+                os.close(fd)
+            raise
+        proxy = Proxy(gate, self.config.http_proxy_port)
+        return PreparedRun(
+            argv=[*args, "--", *inner],
+            env=sandbox_env(env, tmp, network=True),
+            pass_fds=tuple(child_fds),
+            proxy=proxy,
+            notices=list(plan.notes),
+            _session=self,
+            _child_fds=child_fds,
+            _own_fds=own_fds,
+            _stubs=plan.stubs,
+        )
+
+    async def close(self) -> None:
+        """Session end: the temp dir and the private dir go."""
+        for path in (self._tmp, self._private):
+            if path is not None:
+                await asyncio.to_thread(shutil.rmtree, path, True)
+        self._tmp = self._private = None
