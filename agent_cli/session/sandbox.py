@@ -107,6 +107,7 @@ class SandboxAdmin:
             "session_domains": sorted(sandbox.approved_domains),
             "unix_sockets": "all open" if c.allow_all_unix_sockets else "closed",
             "notes": [*probe.notes, *c.notes],
+            "warnings": list(c.warnings),
             "containment": containment().describe(),
         }
 

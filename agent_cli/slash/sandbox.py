@@ -58,6 +58,7 @@ def sandbox_lines(s: dict[str, Any]) -> list[str]:
         + ("allowed, and asks" if s["allow_unsandboxed"] else "ignored (allowUnsandboxedCommands)"),
         f"Processes: {s['containment']}",
     ]
+    lines += [f"Warning: {w}" for w in s.get("warnings", [])]
     lines += [f"Note: {n}" for n in s.get("notes", [])]
     lines.append(
         "Switch with /sandbox auto-allow | regular | off (saved to .claude/settings.local.json)"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -94,12 +94,12 @@ def plan_mounts(
     deny_read: Iterable[str],
     allow_read: Iterable[str],
     protect: Sequence[Path],
-    void_fd: int,
+    void: Callable[[], int],
     stubs: StubRegistry,
 ) -> MountPlan:
     """The mount arguments (see the module docstring). ``protect`` are extra directories to
-    keep read-only (the home directory, for its rc files; Nerve's data dir); ``void_fd`` reads
-    as empty (``/dev/null``), the content of every hidden file."""
+    keep read-only (the home directory, for its rc files; Nerve's data dir); ``void()`` opens a
+    descriptor that reads as empty (``/dev/null``) for each hidden file (bubblewrap closes it)."""
     plan = MountPlan()
     rw = list(dict.fromkeys(_real(p) for p in writable if p.exists()))
     for path in rw:
@@ -128,7 +128,7 @@ def plan_mounts(
         if path.is_dir():
             plan.args += ["--perms", "0000", "--tmpfs", str(path), "--remount-ro", str(path)]
         else:
-            plan.args += ["--perms", "0000", "--ro-bind-data", str(void_fd), str(path)]
+            plan.args += ["--perms", "0000", "--ro-bind-data", str(void()), str(path)]
     for path in (_real(p) for p in expand_patterns(allow_read)):
         if _under(path, hidden) and path not in hidden:
             plan.args += ["--bind" if _under(path, rw) else "--ro-bind", str(path), str(path)]

@@ -74,7 +74,9 @@ class Bubblewrap:
     name = "bubblewrap"
 
     def __init__(self, bwrap: str | None = None) -> None:
-        self.bwrap = bwrap or shutil.which("bwrap")
+        # NERVE_SANDBOX_BWRAP: a bwrap outside PATH (or, in tests, a missing one)
+        chosen = bwrap or os.environ.get("NERVE_SANDBOX_BWRAP") or shutil.which("bwrap")
+        self.bwrap = chosen if chosen and os.access(chosen, os.X_OK) else None
         self.socat = shutil.which("socat")
         self.nsenter = shutil.which("nsenter")
 

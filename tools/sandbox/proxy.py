@@ -143,7 +143,11 @@ class DomainGate:
             answer = AskAnswer(False, f"the permission prompt failed: {exc}")
         if answer.allowed and answer.remember:
             self.approved.add(host)
-        verdict = (answer.allowed, answer.reason or ("allowed" if answer.allowed else "declined"))
+        if answer.allowed:
+            verdict = (True, answer.reason or "allowed")
+        else:
+            why = answer.reason or "declined"
+            verdict = (False, f"{host} is not in sandbox.network.allowedDomains; {why}")
         future.set_result(verdict)
         return verdict
 

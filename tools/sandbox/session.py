@@ -239,8 +239,14 @@ class SandboxSession:
         backend = self.backend
         assert isinstance(backend, Bubblewrap) and backend.bwrap is not None
         tmp = self.tmp_dir()
-        void = os.open(os.devnull, os.O_RDONLY)
-        child_fds, own_fds = [void], []
+        child_fds: list[int] = []
+        own_fds: list[int] = []
+
+        def void() -> int:
+            fd = os.open(os.devnull, os.O_RDONLY)
+            child_fds.append(fd)
+            return fd
+
         try:
             plan = plan_mounts(
                 writable=[*working_dirs, tmp, *self.config.allow_write],
@@ -249,7 +255,7 @@ class SandboxSession:
                 deny_read=self.config.deny_read,
                 allow_read=self.config.allow_read,
                 protect=[self.home, *self.protect],
-                void_fd=void,
+                void=void,
                 stubs=self.stubs,
             )
             info_r, info_w = os.pipe()

@@ -60,7 +60,9 @@ class StubRegistry:
         """One command is done with ``paths``; the last one removes them (if still empty)."""
         with self._lock:
             for path in paths:
-                n = self._counts.get(path, 0) - 1
+                if path not in self._counts:
+                    continue  # never ours
+                n = self._counts[path] - 1
                 if n > 0:
                     self._counts[path] = n
                     continue
