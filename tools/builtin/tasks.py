@@ -109,6 +109,7 @@ async def _task_output(
             f"<note>{skipped} earlier bytes not shown; the full log is {snap.output_path}</note>"
         )
     parts.append(f"<output>\n{text.rstrip(chr(10))}\n</output>" if text else "<output/>")
+    parts += [f"<sandbox>{note}</sandbox>" for note in task.notes]  # e.g. a refused domain
     if snap.status == "running" and inp.block and not ctx.abort.aborted:
         parts.append(f"<note>still running after waiting {inp.timeout / 1000:g}s</note>")
     return ToolResult(data="\n".join(parts))

@@ -19,81 +19,129 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
+import json
 import os
+import select
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from tools.builtin.owners import note_group, owner_env
 
-__all__ = ["PROXY_PORT", "Relay", "listen_in_netns", "start_relay"]
+__all__ = ["PROXY_PORT", "Handshake", "Relay", "handshake", "start_relay"]
 
 PROXY_PORT: Final = 3128
 _CLONE_NEWNET: Final = 0x40000000
 _READY_TIMEOUT_S: Final = 5.0
 _LISTEN_HEX: Final = f":{PROXY_PORT:04X} 00000000:0000 0A"  # /proc/net/tcp, state LISTEN
 
-_libc: ctypes.CDLL | None = None
+_libc: Any = None
 _JOIN_DENIED = False  # once setns was refused, this process always relays
 
 
 def _setns(fd: int) -> int:
+    """``setns(fd, CLONE_NEWNET)`` for the calling thread; 0 or the errno (Python 3.11 has no
+    ``os.setns``)."""
     global _libc
+    import ctypes
+
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)
     if _libc.setns(fd, _CLONE_NEWNET) != 0:
-        return ctypes.get_errno()
+        return int(ctypes.get_errno())
     return 0
 
 
-def _listen_thread(pid: int, out: dict[str, object]) -> None:
-    try:
-        fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
-    except OSError as exc:
-        out["error"] = exc
-        return
+def _read_info(fd: int, timeout_s: float) -> int | None:
+    """The sandbox's pid from bubblewrap's ``--info-fd`` JSON; None if bubblewrap ended first."""
+    data = b""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return None
+        data += chunk
+        with contextlib.suppress(ValueError):
+            info = json.loads(data)
+            pid = info.get("child-pid") if isinstance(info, dict) else None
+            return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def _listener(pid: int) -> socket.socket:
+    """Join ``pid``'s network namespace (this thread only) and listen there. Raises
+    ``PermissionError`` where this process may not join it."""
+    fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
     try:
         err = _setns(fd)
     finally:
         os.close(fd)
     if err:
-        out["error"] = PermissionError(err, os.strerror(err))
-        return
-    # This thread now lives in the sandbox's namespace; it ends right after, so nothing else
-    # ever runs here. The socket stays in the namespace for good.
-    try:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", PROXY_PORT))
-        sock.listen(64)
-        sock.setblocking(False)
-        out["sock"] = sock
-    except OSError as exc:
-        out["error"] = exc
-
-
-async def listen_in_netns(pid: int) -> socket.socket | None:
-    """A listening socket on the proxy port inside ``pid``'s network namespace, or None when
-    this process may not join it (then use :func:`start_relay`). Raises ``OSError`` otherwise."""
-    global _JOIN_DENIED
-    if _JOIN_DENIED:
-        return None
-    out: dict[str, object] = {}
-    thread = threading.Thread(target=_listen_thread, args=(pid, out), name="nerve-netns")
-    thread.start()
-    await asyncio.to_thread(thread.join)
-    error = out.get("error")
-    if isinstance(error, PermissionError):
-        _JOIN_DENIED = True
-        return None
-    if isinstance(error, OSError):
-        raise error
-    sock = out.get("sock")
-    assert isinstance(sock, socket.socket)
+        raise PermissionError(err, os.strerror(err))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", PROXY_PORT))
+    sock.listen(64)
+    sock.setblocking(False)
     return sock
+
+
+@dataclass
+class Handshake:
+    """What :func:`handshake` found: the sandbox's pid and, if this process could join its
+    namespace, the listening socket; ``released``: the command was let go already."""
+
+    pid: int | None = None
+    sock: socket.socket | None = None
+    released: bool = False
+    error: OSError | None = None
+
+
+def _handshake(info_r: int, block_w: int, timeout_s: float) -> Handshake:
+    global _JOIN_DENIED
+    out = Handshake(_read_info(info_r, timeout_s))
+    if out.pid is not None and not _JOIN_DENIED:
+        try:
+            out.sock = _listener(out.pid)
+        except PermissionError:
+            _JOIN_DENIED = True  # an ordinary user: from now on, the relay
+        except OSError as exc:
+            out.error = exc
+    if out.pid is None or out.sock is not None or out.error is not None:
+        with contextlib.suppress(OSError):
+            os.write(block_w, b"1")
+        out.released = True
+    return out
+
+
+def handshake(
+    info_r: int, block_w: int, timeout_s: float = _READY_TIMEOUT_S
+) -> asyncio.Future[Handshake]:
+    """Wait for the sandbox to exist and open the proxy port inside it, in a thread of its
+    own (it joins the sandbox's namespace, so it must never serve anything else afterwards).
+    Releases the command unless the relay is needed (then the caller does, once it listens).
+    The descriptors must stay open until the returned future is done."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Handshake] = loop.create_future()
+
+    def work() -> None:
+        try:
+            result = _handshake(info_r, block_w, timeout_s)
+        except BaseException as exc:  # pragma: no cover - reported to the awaiting task
+            loop.call_soon_threadsafe(done.set_exception, exc)
+            return
+        loop.call_soon_threadsafe(done.set_result, result)
+
+    threading.Thread(target=work, name="nerve-sandbox-netns", daemon=True).start()
+    return done
 
 
 class Relay:

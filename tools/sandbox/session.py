@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from tools.sandbox.netns import PROXY_PORT, Relay, listen_in_netns, start_relay
+from tools.sandbox.netns import PROXY_PORT, Handshake, Relay, handshake, start_relay
 from tools.sandbox.platform import Availability, Backend, Bubblewrap, backend_for, minimal_dev_args
 from tools.sandbox.policy import Confinement, confinement
 from tools.sandbox.proxy import DomainGate, Proxy
@@ -60,36 +59,6 @@ def sandbox_env(base: dict[str, str], tmp: Path, *, network: bool) -> dict[str, 
     return env
 
 
-async def _read_info(fd: int) -> dict[str, Any] | None:
-    """bubblewrap's ``--info-fd`` JSON (the sandbox's pid), or None if it ended first."""
-    loop = asyncio.get_running_loop()
-    data = b""
-
-    def wake(ready: asyncio.Future[None]) -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    while True:
-        ready: asyncio.Future[None] = loop.create_future()
-        loop.add_reader(fd, wake, ready)
-        try:
-            await asyncio.wait_for(ready, _INFO_TIMEOUT_S)
-        except TimeoutError:
-            return None
-        finally:
-            loop.remove_reader(fd)
-        try:
-            chunk = os.read(fd, 65536)
-        except BlockingIOError:
-            continue
-        if not chunk:
-            return None
-        data += chunk
-        with contextlib.suppress(ValueError):
-            info = json.loads(data)
-            return info if isinstance(info, dict) else None
-
-
 @dataclass
 class PreparedRun:
     """One sandboxed command, ready to spawn (``argv``, ``env``, ``pass_fds``)."""
@@ -105,6 +74,7 @@ class PreparedRun:
     _stubs: list[Path] = field(default_factory=list)
     _relay: Relay | None = None
     _unix: Path | None = None
+    _shake: asyncio.Future[Handshake] | None = None
     _closed: bool = False
 
     def _close_child_fds(self) -> None:
@@ -117,21 +87,26 @@ class PreparedRun:
         """Open the proxy port inside the sandbox, then let the command run."""
         self._close_child_fds()
         info_r, block_w = self._own_fds
+        shake = Handshake()
         try:
-            info = await _read_info(info_r)
-            if info is not None and self.proxy is not None:
-                await self._open_network(int(info.get("child-pid", 0)))
+            self._shake = handshake(info_r, block_w)
+            shake = await asyncio.shield(self._shake)
+            if shake.error is not None:
+                self.notices.append(
+                    f"[sandbox] the network proxy could not start ({shake.error}): no network"
+                )
+            elif shake.sock is not None and self.proxy is not None:
+                await self.proxy.serve_socket(shake.sock)
+            elif shake.pid is not None:
+                await self._relay_network(shake.pid)
         finally:
-            with contextlib.suppress(OSError):
-                os.write(block_w, b"1")
+            if not shake.released:
+                with contextlib.suppress(OSError):
+                    os.write(block_w, b"1")
 
-    async def _open_network(self, child: int) -> None:
+    async def _relay_network(self, child: int) -> None:
         assert self.proxy is not None and self._session is not None
         try:
-            sock = await listen_in_netns(child)
-            if sock is not None:
-                await self.proxy.serve_socket(sock)
-                return
             backend = self._session.backend
             if not isinstance(backend, Bubblewrap) or not (backend.socat and backend.nsenter):
                 self.notices.append("[sandbox] no network relay (socat): no network at all")
@@ -150,6 +125,8 @@ class PreparedRun:
             return
         self._closed = True
         self._close_child_fds()
+        if self._shake is not None and not self._shake.done():
+            await asyncio.wait({self._shake})  # its thread still uses the descriptors
         for fd in self._own_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -262,7 +239,6 @@ class SandboxSession:
             block_r, block_w = os.pipe()
             child_fds += [info_w, block_r]
             own_fds += [info_r, block_w]
-            os.set_blocking(info_r, False)
             args = [
                 backend.bwrap,
                 "--die-with-parent",

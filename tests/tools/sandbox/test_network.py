@@ -165,6 +165,12 @@ async def test_a_background_task_cannot_ask_and_notes_the_refusal(
     task = manager.get(out.extra["task_id"])
     assert task is not None
     assert await manager.wait(task.task_id, 30)
-    assert "403" in manager.read_new(task.task_id)[0]
     assert any("background task cannot ask" in n for n in task.notes)
+    from tools.builtin.tasks import TASK_OUTPUT_TOOL, TaskOutputInput
+
+    shown = await TASK_OUTPUT_TOOL.call(
+        TaskOutputInput(task_id=task.task_id), world.ctx(), lambda _p: None
+    )
+    assert "403 Nerve sandbox" in str(shown.data)
+    assert f"<sandbox>[sandbox] network access to localhost:{server} was refused" in str(shown.data)
     await asyncio.sleep(0)
