@@ -31,7 +31,7 @@ def host_server() -> Iterator[int]:
     httpd.server_close()
 
 
-async def test_a_new_domain_asks_in_the_modal_and_yes_lets_it_through(
+async def test_a_new_domain_asks_in_the_modal_and_always_lets_it_through(
     project: Path,  # noqa: F811
     serve: Any,  # noqa: F811
     host_server: int,
@@ -61,9 +61,11 @@ async def test_a_new_domain_asks_in_the_modal_and_yes_lets_it_through(
         # the Bash call itself was auto-allowed by the sandbox: this is the network question
         assert screen.prompt.title == f"Network access to localhost:{host_server} from the sandbox"
         assert "WebFetch(domain:localhost)" in str(screen.prompt.verdict.suggestions[0])
-        await pilot.press("y")
+        await pilot.press("a")  # Yes, and don't ask again
         await wait_for(pilot, lambda: not app.turn_running, timeout=30)
     server.assert_done()
+    saved = json.loads((project / ".nerve" / "settings.local.json").read_text())
+    assert "WebFetch(domain:localhost)" in saved["permissions"]["allow"]
     [result] = [
         b
         for b in server.requests[1].body["messages"][-1]["content"]
