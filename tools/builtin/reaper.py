@@ -171,7 +171,8 @@ def _lease_scopes(path: Path) -> list[Path]:
     except OSError:
         return []
     found = [Path(line[3:]) for line in lines if line.startswith("cg /")]
-    return [p for p in found if p.name.startswith("nerve.") and "/cgroup" in str(p)]
+    # only a cgroup directory of ours: a lease naming anything else is ignored
+    return [p for p in found if p.name.startswith("nerve.") and (p / "cgroup.procs").exists()]
 
 
 def _end_scopes(dead: Mapping[Path, Owner]) -> set[Path]:
@@ -231,9 +232,9 @@ def _reap(exclude_pid: int, directory: Path | None, grace_s: float) -> list[int]
     dead = _dead_leases(directory, me, exclude_pid)
     if not dead:
         return []
-    scopes_left = _end_scopes(dead)
     # owners without a cgroup scope: their escapees are found by marker (a /proc environ scan)
     unscoped = {(o.pid, o.start) for p, o in dead.items() if not _lease_scopes(p)}
+    scopes_left = _end_scopes(dead)
     candidates: dict[int, tuple[int, int]] = {}
     for path, owner in dead.items():
         for pg in (pg for pg in _read_lease(path) if _group_exists(pg)):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from permissions.domains import domain_rule_matches
-from permissions.types import PermissionRule, RuleBehavior
+from permissions.types import PermissionRule, RuleBehavior, RuleSource
 from tools.sandbox.settings import SandboxConfig
 
 __all__ = ["AskAnswer", "DomainGate", "NetworkAsk", "Proxy", "entry_matches"]
@@ -79,19 +79,18 @@ class DomainGate:
     _pending: dict[str, asyncio.Future[tuple[bool, str]]] = field(default_factory=dict)
 
     def _rule(self, behavior: RuleBehavior, host: str) -> PermissionRule | None:
+        """The first ``WebFetch(domain:...)`` rule of ``behavior`` matching ``host``; with
+        ``allowManagedDomainsOnly`` only managed allow rules count (deny rules always do)."""
         url = f"https://{_url_host(host)}/"
+        managed_only = self.config.managed_domains_only and behavior is RuleBehavior.ALLOW
         for rule in self.rules:
-            if (
-                rule.behavior is behavior
-                and rule.value.tool_name == "WebFetch"
-                and (rule.value.content or "").startswith("domain:")
-                and (
-                    not self.config.managed_domains_only
-                    or rule.source.value == "policySettings"
-                    or behavior is not RuleBehavior.ALLOW
-                )
-                and domain_rule_matches(rule.value.content, url)
-            ):
+            if rule.behavior is not behavior or rule.value.tool_name != "WebFetch":
+                continue
+            if not (rule.value.content or "").startswith("domain:"):
+                continue
+            if managed_only and rule.source is not RuleSource.POLICY:
+                continue
+            if domain_rule_matches(rule.value.content, url):
                 return rule
         return None
 
@@ -288,6 +287,7 @@ class Proxy:
             self.notices.append(note)
 
     async def _refuse(self, writer: asyncio.StreamWriter, status: str, reason: str) -> None:
+        reason = " ".join(reason.split())  # one header line, whatever the user typed
         body = f"Nerve sandbox: {reason}\n".encode()
         writer.write(
             f"HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"

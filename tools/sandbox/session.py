@@ -43,7 +43,6 @@ SECRET_ENV: Final[frozenset[str]] = frozenset(
     }
 )
 _PROXY_VARS: Final = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
-_INFO_TIMEOUT_S: Final = 10.0
 
 
 def sandbox_env(base: dict[str, str], tmp: Path, *, network: bool) -> dict[str, str]:
