@@ -86,6 +86,35 @@ def _under(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == r or path.is_relative_to(r) for r in roots)
 
 
+_TOP_NAMES: Final[frozenset[str]] = frozenset(
+    {name.split("/", 1)[0] for name in PROTECTED_SUBDIRS} | PROTECTED_FILES
+)
+
+
+def _protected_in(root: Path, stubs: StubRegistry | None, plan: MountPlan) -> list[Path]:
+    """The protected paths under ``root`` (one directory listing, a few stats), and stubs for
+    the missing ones that need them when ``stubs`` is given."""
+    try:
+        present = set(os.listdir(root)) & _TOP_NAMES
+    except OSError:
+        return []
+    out: list[Path] = []
+    for name in (*PROTECTED_SUBDIRS, *sorted(PROTECTED_FILES)):
+        top = name.split("/", 1)[0]
+        candidate = root / name
+        if top in present and os.path.exists(candidate):  # a dangling link cannot be mounted
+            out.append(candidate)
+        elif (
+            not os.path.lexists(candidate)
+            and stubs is not None
+            and name in _STUBBED
+            and stubs.acquire(candidate)
+        ):
+            plan.stubs.append(candidate)
+            out.append(candidate)
+    return out
+
+
 def plan_mounts(
     *,
     writable: Sequence[Path],
@@ -107,15 +136,9 @@ def plan_mounts(
     # ro: protected names in every writable root, and in the extra protected places under them
     ro: list[Path] = []
     scan = [*rw, *(_real(p) for p in protect if p.exists() and _under(_real(p), rw))]
+    stub_at = {_real(p) for p in stub_roots}
     for root in dict.fromkeys(scan):
-        for name in (*PROTECTED_SUBDIRS, *sorted(PROTECTED_FILES)):
-            candidate = root / name
-            if candidate.exists():
-                ro.append(candidate)
-            elif name in _STUBBED and root in {_real(p) for p in stub_roots}:
-                if stubs.acquire(candidate):
-                    plan.stubs.append(candidate)
-                    ro.append(candidate)
+        ro += _protected_in(root, stubs if root in stub_at else None, plan)
     ro += [_real(p) for p in protect if p.exists() and _under(_real(p), rw) and _real(p) not in rw]
     ro += [p for p in (_real(p) for p in expand_patterns(deny_write)) if _under(p, rw)]
     for path in dict.fromkeys(ro):

@@ -354,6 +354,11 @@ def test_bad_leases_are_ignored(owners: Path) -> None:
 # -- the spawn side --------------------------------------------------------------------------
 
 
+def _groups(lease: Path) -> list[str]:
+    """The pgid lines of a lease (a ``cg <path>`` line names this process's cgroup scopes)."""
+    return [line for line in lease.read_text().splitlines() if line.isdigit()]
+
+
 async def test_the_bash_runner_marks_and_records_its_groups(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -368,7 +373,7 @@ async def test_the_bash_runner_marks_and_records_its_groups(
     pgid, marker = b"".join(chunks).decode().split()
     me = self_owner()
     assert me is not None and marker == f"{me.pid}:{me.start}"
-    assert (tmp_path / "owners" / me.lease_name).read_text().split() == [pgid]
+    assert _groups(tmp_path / "owners" / me.lease_name) == [pgid]
 
 
 async def test_background_tasks_are_marked_and_recorded(
@@ -384,4 +389,4 @@ async def test_background_tasks_are_marked_and_recorded(
     assert me is not None
     assert Path(snap.output_path).read_text().strip() == f"{me.pid}:{me.start}"
     pgid = manager.get(snap.task_id).pgid  # type: ignore[union-attr]
-    assert (tmp_path / "owners" / me.lease_name).read_text().split() == [str(pgid)]
+    assert _groups(tmp_path / "owners" / me.lease_name) == [str(pgid)]

@@ -176,3 +176,9 @@ async def test_bwrap_gets_no_mount_of_a_missing_path(world: World) -> None:
     world.session(deny_read=(str(world.outside / "nope"),), deny_write=("/no/such/thing",))
     assert (await run_bash(world, "echo fine")).output.strip() == "fine"
     assert os.listdir(world.outside) == ["file.txt"]
+
+
+async def test_a_dangling_dotfile_link_never_breaks_bash(world: World) -> None:
+    (world.project / ".envrc").symlink_to(world.root / "gone")
+    (world.project / ".claude").symlink_to(world.root / "also-gone")
+    assert (await run_bash(world, "echo fine")).output.strip() == "fine"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tests.tools.builtin.test_bash_support import live_marked
@@ -38,7 +39,7 @@ async def test_a_background_task_runs_sandboxed_and_stops_with_its_tree(world: W
     for _ in range(500):
         if "started" in Path(task.output_path).read_text():
             break
-        await __import__("asyncio").sleep(0.01)
+        await asyncio.sleep(0.01)
     assert (world.project / "bg.txt").read_text() == "yes\n"
     assert not (world.outside / "bg.txt").exists()
     assert "Read-only file system" in Path(task.output_path).read_text()
@@ -79,9 +80,8 @@ async def test_excluded_commands_run_outside(world: World) -> None:
 
 async def test_the_shell_cwd_still_persists_inside_the_sandbox(world: World) -> None:
     (world.project / "src").mkdir()
-    state_world = world
-    await run_bash(state_world, "cd src")
-    out = await run_bash(state_world, "pwd")
+    await run_bash(world, "cd src")
+    out = await run_bash(world, "pwd")
     assert out.output.strip() == str(world.project / "src")
 
 

@@ -155,13 +155,16 @@ async def run_in_group(
     pass_fds: tuple[int, ...] = (),
     scope_kind: str | None = "bash",
     after_spawn: Callable[[int], Awaitable[None]] | None = None,
+    pid_namespace: bool = False,
 ) -> RunOutcome:
     """Run ``argv`` in a new session with stdout+stderr merged into ``on_data``.
 
     Returns when the process has exited (or was killed on timeout/abort) and its whole
     process group — and its cgroup scope, named ``scope_kind`` (None: no scope) — is gone.
     ``after_spawn(pid)`` runs once the process exists, before the wait (the sandbox's network
-    set-up). Raises ``OSError`` if it cannot be started (bad cwd, ...). On cancellation the
+    set-up). ``pid_namespace``: ``argv`` holds its tree in a PID namespace of its own (the
+    sandbox), so once it has exited by itself nothing of it is left to kill (its init is an
+    unreaped zombie, which would cost a ``/proc`` scan to tell from a live member). Raises ``OSError`` if it cannot be started (bad cwd, ...). On cancellation the
     group is killed before ``CancelledError`` propagates.
     """
     loop = asyncio.get_running_loop()
@@ -221,7 +224,8 @@ async def run_in_group(
     finally:
         if abort_task is not None and not abort_task.done():
             abort_task.cancel()
-        await kill_group(pgid)
+        if not (pid_namespace and wait_task is not None and wait_task.done()):
+            await kill_group(pgid)
         if scope is not None:
             await scope.end()  # what left the group (setsid) goes too
         if not eof.done():

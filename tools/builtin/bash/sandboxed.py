@@ -104,6 +104,7 @@ async def run_command(
             pass_fds=(*pass_fds, *run.pass_fds),
             scope_kind=None,  # the PID namespace holds every descendant
             after_spawn=run.after_spawn,
+            pid_namespace=True,
         )
     finally:
         await run.cleanup()
