@@ -231,9 +231,15 @@ class Scope:
         something still runs (a hook's detached job): then it waits for session close."""
         if keep_if_populated and self.populated():
             return
-        import asyncio
+        try:
+            self.path.rmdir()  # the common case: nothing left, one syscall
+        except OSError:
+            import asyncio
 
-        await asyncio.to_thread(self._end_now) if self.populated() else self._end_now()
+            await asyncio.to_thread(self._end_now)
+        else:
+            with _LOCK:
+                _SCOPES.discard(self)
 
     def _end_now(self) -> None:
         if kill_cgroup_tree(self.path):
