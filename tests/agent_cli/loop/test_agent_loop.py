@@ -60,7 +60,7 @@ def _live_sleeps(marker: str) -> list[int]:
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
                 state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
             except OSError:
                 continue
