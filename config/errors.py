@@ -19,6 +19,7 @@ _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 __all__ = [
     "SettingsError",
+    "expected_text",
     "format_path",
     "format_validation_error",
     "locate_path",
@@ -108,7 +109,8 @@ def format_path(loc: Sequence[str | int]) -> str:
     return out or "(top level)"
 
 
-def _expected(err: dict[str, Any]) -> str:
+def expected_text(err: dict[str, Any]) -> str:
+    """What a pydantic error dict says was expected, in words (``expected a string``)."""
     kind = err.get("type", "")
     loc = err.get("loc", ())
     last = loc[-1] if loc else None
@@ -146,7 +148,7 @@ def format_validation_error(shown: str, text: str, exc: ValidationError) -> list
         seen.add(loc)
         where = locate_path(text, loc)
         place = f"{shown}:{where[0]}:{where[1]}" if where else shown
-        lines.append(f"{place}: {format_path(loc)}: {_expected(dict(err))}")
+        lines.append(f"{place}: {format_path(loc)}: {expected_text(dict(err))}")
     return lines
 
 

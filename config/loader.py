@@ -43,6 +43,7 @@ from config.paths import (
     policy_files,
     resolve_config_dirs,
 )
+from config.salvage import ASK_EVERYTHING
 from config.trust import Withheld, local_file_is_users, split_untrusted
 
 __all__ = ["load_settings"]
@@ -73,8 +74,11 @@ def _enabled_sources(sources: set[str] | None) -> set[str]:
 
 def _cli_layer(cli_settings: str, cwd: Path, home: Path) -> LayerFile:
     if cli_settings.lstrip().startswith("{"):
-        data, error, kept = parse_settings_text(cli_settings, "--settings")
-        return LayerFile("cliArg", None, data, error, cwd, "--settings (inline JSON)", kept)
+        p = parse_settings_text(cli_settings, "--settings")
+        label = "--settings (inline JSON)"
+        return LayerFile(
+            "cliArg", None, p.data, p.error, cwd, label, p.restrictions, p.notes, p.asks_everything
+        )
     raw = cli_settings.strip()
     path = Path(os.path.abspath(cwd / expand_home(raw, home)))
     shown = display_path(path, home)
@@ -169,18 +173,33 @@ def load_settings(
 
     warnings: list[str] = []
     for layer in found:
-        if layer.error is None:
-            continue
-        if layer.source == "policySettings":
-            raise SettingsError(f"{layer.error}\nmanaged settings are broken; Nerve cannot start")
-        tail = " except its deny and ask rules" if layer.restrictions else ""
-        warnings.append(f"{layer.error}\n{layer.label}: this file is ignored{tail}")
+        problem = layer.error or ("\n".join(layer.notes) if layer.notes else None)
+        if problem is not None and layer.source == "policySettings":
+            # an administrator's file that does not say what was meant must not half-apply
+            raise SettingsError(f"{problem}\nmanaged settings are broken; Nerve cannot start")
+        warnings += layer.notes
+        if layer.error is not None:
+            warnings.append(f"{layer.error}\n{layer.label}: {_ignored(layer)}")
     withheld: Withheld | None = None
     if not project_trusted:
         found, withheld = _gate_untrusted(found, root)
         if withheld is not None:
             warnings.append(withheld.message())
     return _assemble(list(reversed(found)), warnings, cwd, root, dirs.home, withheld)
+
+
+def _ignored(layer: LayerFile) -> str:
+    """The tail of a broken file's warning: what of it still applies."""
+    if layer.asks_everything:
+        recovered = any(r != ASK_EVERYTHING for rules in layer.restrictions.values() for r in rules)
+        kept = "the deny and ask rules recovered from it apply, and " if recovered else ""
+        return (
+            f"this file is ignored; {kept}since its rules could not all be read, "
+            "every tool call asks until the file is fixed"
+        )
+    if layer.restrictions:
+        return "this file is ignored except its deny and ask rules"
+    return "this file is ignored"
 
 
 def _relative(layer: LayerFile, root: Path) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from config.errors import SettingsError
+from config.files import read_regular_file
 from config.paths import local_settings_path
 
 __all__ = [
@@ -71,7 +72,8 @@ def _locked(target: Path) -> Iterator[None]:
 
 def _read_object(target: Path) -> dict[str, Any]:
     try:
-        text = target.read_text(encoding="utf-8-sig")
+        # a FIFO or device in the file's place is refused before it is opened (never hangs)
+        text = read_regular_file(target).decode("utf-8-sig")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:

@@ -104,6 +104,7 @@ def _settings_rules(path: str, cwd: Path) -> tuple[list[PermissionRule], str | N
     file = Path(os.path.abspath(cwd / Path(path).expanduser()))
     layer = read_settings_file("cliArg", file, file.parent, str(file), must_exist=True)
     warnings = [layer.error] if layer is not None and layer.error else []
+    warnings += list(layer.notes) if layer is not None else []
     perms = (layer.effective() if layer is not None else {}).get("permissions") or {}
     rules: list[PermissionRule] = []
     for behavior in RuleBehavior:
