@@ -20,6 +20,8 @@ from agent_cli.model.endpoint import (
     provider,
     stream_idle_timeout,
 )
+from agent_cli.model.names import DEFAULT_MODEL, MODEL_ALIASES, resolve_model
+from agent_cli.model.proxy import proxy_for
 from agent_cli.model.retry import DEFAULT_MAX_RETRIES
 
 __all__ = [
@@ -32,15 +34,8 @@ __all__ = [
     "resolve_model",
 ]
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_TIMEOUT = 600.0
-# Short names users type; values are the current ids (update here when models move on).
-MODEL_ALIASES: dict[str, str] = {
-    "sonnet": "claude-sonnet-4-5",
-    "opus": "claude-opus-4-5",
-    "haiku": "claude-haiku-4-5",
-}
 
 
 class MissingApiKey(Exception):
@@ -54,20 +49,6 @@ class MissingApiKey(Exception):
             "the cloud providers). "
             "To look around without a key, try `nerve demo` for an offline tour."
         )
-
-
-def resolve_model(
-    cli_model: str | None = None,
-    settings_model: str | None = None,
-    env: Mapping[str, str] | None = None,
-) -> str:
-    """``--model`` > settings ``model`` > ``ANTHROPIC_MODEL`` > DEFAULT_MODEL; aliases expanded."""
-    env = os.environ if env is None else env
-    for candidate in (cli_model, settings_model, env.get("ANTHROPIC_MODEL")):
-        if candidate and candidate.strip():
-            name = candidate.strip()
-            return MODEL_ALIASES.get(name.lower(), name)
-    return DEFAULT_MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +77,9 @@ class ModelConfig:
     def provider(self) -> str:
         return "anthropic" if self.cloud is None else self.cloud.provider
 
+    # the proxy for base_url per the session environment; None: connect directly
+    proxy: str | None = None
+
     def __repr__(self) -> str:  # never print the key
         return (
             f"ModelConfig(provider={self.provider!r}, model={self.model!r}, "
@@ -123,6 +107,8 @@ class ModelConfig:
         ``api_key_helper`` only when neither is set. Base URL: ``base_url`` >
         ``ANTHROPIC_BASE_URL`` > settings. Raises MissingApiKey when the Anthropic API is asked
         without any credential or custom base URL, ModelConfigError for unusable values.
+        Model: ``agent_cli.model.names.resolve_model`` (``--model`` > ``ANTHROPIC_MODEL`` >
+        settings). Proxy: ``*_PROXY`` / ``NO_PROXY`` in ``env`` (``agent_cli.model.proxy``).
         """
         env = os.environ if env is None else env
         cloud = cloud_config(env, provider(env))
@@ -146,4 +132,5 @@ class ModelConfig:
             cloud=cloud,
             idle_timeout=stream_idle_timeout(env),
             max_retries=max_retries(env, DEFAULT_MAX_RETRIES),
+            proxy=proxy_for(url or None, env),
         )

@@ -60,6 +60,7 @@ class HttpTransport:
         idle = config.idle_timeout
         self._client = client or httpx.AsyncClient(
             verify=_tls_context(self.url),
+            **_proxy_options(config.proxy),
             timeout=httpx.Timeout(
                 connect=min(_CONNECT_TIMEOUT_S, idle) if idle else _CONNECT_TIMEOUT_S,
                 read=idle,
@@ -211,6 +212,15 @@ async def sse_events(
         if skipped:
             more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
             warn(f"skipped unreadable lines in the model's stream: {skipped[0][:80]!r}{more}")
+
+
+def _proxy_options(proxy: str | None) -> dict[str, Any]:
+    """The proxy ``ModelConfig`` chose from the session environment (settings ``env`` over the
+    shell's), never the one httpx would read from ``os.environ`` by itself: mounts without a
+    transport connect directly, over any proxy variable of this process."""
+    if proxy:
+        return {"proxy": proxy}
+    return {"mounts": {"all://": None, "http://": None, "https://": None}}
 
 
 def _tls_context(url: str) -> ssl.SSLContext | bool:

@@ -64,9 +64,12 @@ class Price:
 
 # Keys are id prefixes; the longest matching prefix wins (dated ids like -20250929 match).
 PRICES: dict[str, Price] = {
+    "claude-opus-4-7": Price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-6": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-4-5": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-4-1": Price(15.0, 75.0, 18.75, 1.50),
     "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),
+    "claude-sonnet-4-6": Price(3.0, 15.0, 3.75, 0.30),
     "claude-sonnet-4-5": Price(3.0, 15.0, 3.75, 0.30),
     "claude-sonnet-4": Price(3.0, 15.0, 3.75, 0.30),
     "claude-3-7-sonnet": Price(3.0, 15.0, 3.75, 0.30),

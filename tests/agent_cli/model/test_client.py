@@ -427,12 +427,13 @@ def test_missing_api_key_message() -> None:
 def test_config_resolution_order_and_aliases() -> None:
     env = {"ANTHROPIC_API_KEY": "sk-env", "ANTHROPIC_MODEL": "haiku"}
     assert ModelConfig.resolve(env=env).model == "claude-haiku-4-5"
-    assert ModelConfig.resolve(env=env, settings_model="opus").model == "claude-opus-4-5"
+    # ANTHROPIC_MODEL beats settings ``model``, as in Claude Code
+    assert ModelConfig.resolve(env=env, settings_model="opus").model == "claude-haiku-4-5"
     assert (
         ModelConfig.resolve(env=env, settings_model="opus", cli_model="claude-x").model
         == "claude-x"
     )
-    assert resolve_model(env={}) == DEFAULT_MODEL == "claude-sonnet-4-5"
+    assert resolve_model(env={}) == DEFAULT_MODEL == "claude-sonnet-4-6"
     cfg = ModelConfig.resolve(env=env, api_key="sk-explicit")
     assert cfg.api_key == "sk-explicit" and "sk-explicit" not in repr(cfg)
     only_url = ModelConfig.resolve(env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
