@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -195,6 +195,9 @@ class ToolOptions:
     loaded_deferred: frozenset[str] = frozenset()
     debug: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # The session environment for commands the tools start (the shell's, with settings ``env``
+    # over it); None: this process's own environment.
+    environ: Mapping[str, str] | None = None
 
 
 @dataclass(slots=True)

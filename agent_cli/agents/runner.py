@@ -207,7 +207,7 @@ class LoopSubagentRunner:
             )
             loop = AgentLoop(
                 model=self._model,
-                model_name=self._model_name(model, definition),
+                model_name=self._model_name(model, definition, ctx),
                 ctx=child_ctx,
                 system_prompt=system_prompt,
                 config=LoopConfig(max_turns=self._max_turns),
@@ -252,14 +252,13 @@ class LoopSubagentRunner:
             self._prompts[key] = cached
         return cached
 
-    def _model_name(self, requested: str | None, definition: AgentDefinition) -> str:
-        from agent_cli.model.config import MODEL_ALIASES
+    def _model_name(
+        self, requested: str | None, definition: AgentDefinition, ctx: ToolUseContext
+    ) -> str:
+        from agent_cli.model.names import subagent_model
 
-        for candidate in (requested, definition.model):
-            if candidate and candidate.strip() and candidate.strip().lower() != "inherit":
-                name = candidate.strip()
-                return MODEL_ALIASES.get(name.lower(), name)
-        return self._parent_model()
+        env = ctx.options.environ
+        return subagent_model(requested, definition.model, self._parent_model(), env)
 
     def _child_context(
         self,

@@ -36,6 +36,7 @@ from agent_cli.auto.classifier_prompt import (
     render_review,
 )
 from agent_cli.model.config import MODEL_ALIASES
+from agent_cli.model.names import expand_alias, small_fast_model
 from agent_cli.model.usage import Usage
 from permissions.types import Decision, ReasonKind, RuleBehavior, Verdict
 from tools.context import ToolUseContext
@@ -73,18 +74,23 @@ class ClassifierConfig:
     earlier_requests: int = 2
 
     @classmethod
-    def from_settings(cls, extras: Mapping[str, Any]) -> ClassifierConfig:
-        """``autoModeFastModel`` / ``autoModeModel`` settings keys (aliases expanded); a value
-        that is not a non-empty string is ignored (the default stays)."""
+    def from_settings(
+        cls, extras: Mapping[str, Any], env: Mapping[str, str] | None = None
+    ) -> ClassifierConfig:
+        """``autoModeFastModel`` / ``autoModeModel`` settings keys (aliases expanded, remapped
+        by ``env``); a value that is not a non-empty string is ignored. Without
+        ``autoModeFastModel`` the first stage uses the session's small fast model
+        (``ANTHROPIC_SMALL_FAST_MODEL``, else the ``haiku`` alias). ``env`` is the session
+        environment (default ``os.environ``)."""
 
         def model(key: str) -> str | None:
             value = extras.get(key)
             if isinstance(value, str) and value.strip():
-                return MODEL_ALIASES.get(value.strip().lower(), value.strip())
+                return expand_alias(value, env)
             return None
 
         return cls(
-            fast_model=model("autoModeFastModel") or DEFAULT_FAST_MODEL,
+            fast_model=model("autoModeFastModel") or small_fast_model(env),
             careful_model=model("autoModeModel"),
         )
 

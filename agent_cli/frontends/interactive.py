@@ -97,9 +97,12 @@ def has_credentials(env: Mapping[str, str], cwd: Path | None = None) -> bool:
             for f in ("settings.json", "settings.local.json")
         ),
     ]
+    from config.files import read_regular_file
+
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            # a FIFO or device there is refused unopened: this check must never hang
+            text = read_regular_file(path).decode("utf-8", errors="replace")
         except OSError:
             continue
         if "apiKeyHelper" in text or "ANTHROPIC_" in text:

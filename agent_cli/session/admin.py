@@ -111,9 +111,10 @@ class SessionAdmin:
         }
 
     def set_model(self, model: str) -> None:
-        from agent_cli.model.config import resolve_model
+        from agent_cli.model.names import expand_alias
 
-        self.model = resolve_model(model)
+        # /model names one model: aliases remapped by the session environment, as at start-up
+        self.model = expand_alias(model, self.ctx.options.environ)
         self.loop.model_name = self.model
 
     def list_sessions(self) -> list[dict[str, Any]]:

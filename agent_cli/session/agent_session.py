@@ -187,6 +187,7 @@ class AgentSession(SessionAdmin, SandboxAdmin):
             on_data=keep_tail,
             timeout_s=120,
             scope_kind="shell",
+            env=None if self.ctx.options.environ is None else dict(self.ctx.options.environ),
         )
         out = bytes(tail)
         if outcome.timed_out:

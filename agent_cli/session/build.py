@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
 from agent_cli.options import RunOptions
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
+from agent_cli.session.environment import session_environ
 from agent_cli.session.resume import (
     SessionError,
     find_session,
@@ -67,6 +68,8 @@ def build_session(
     except SettingsError as exc:
         raise SessionError(str(exc)) from exc
     warnings = list(settings.warnings)
+    # What every part of the session reads variables from (settings env over the shell's).
+    environ = session_environ(settings.env)
 
     resume_path: Path | None = None
     if options.continue_session or options.resume is not None:
@@ -144,7 +147,7 @@ def build_session(
         transcript_path=str(transcript.path) if transcript else None,
         cwd=cwd,
         project_dir=settings.project_root,
-        env=settings.env,
+        env=environ,
     )
     warnings += list(hooks.warnings)
 
@@ -155,7 +158,7 @@ def build_session(
     from tools.mcp.manager import session_mcp
 
     log_root = session_dir or Path(tempfile.gettempdir()) / "nerve-mcp" / session_id
-    mcp, mcp_warnings = session_mcp(cwd, settings, log_dir=log_root / "mcp-logs")
+    mcp, mcp_warnings = session_mcp(cwd, settings, log_dir=log_root / "mcp-logs", environ=environ)
     warnings += mcp_warnings
     ctx = ToolUseContext(
         permissions=perm_ctx,
@@ -165,6 +168,7 @@ def build_session(
             session_dir=session_dir,
             debug=options.verbose,
             extra={SANDBOX_KEY: sandbox},
+            environ=environ,
         ),
         callbacks=Callbacks(),
         hooks=hooks,
@@ -172,7 +176,7 @@ def build_session(
     if reader is not None:
         warnings += restore_read_files(reader, ctx.state.read_files)
 
-    model_name, client = _model(options, settings, model_client)
+    model_name, client = _model(options, settings, model_client, environ)
     system_prompt = build_system_prompt(
         env, tool_descriptions=[(t.name, t.description) for t in pool], warnings=warnings
     )
@@ -258,7 +262,9 @@ def _wire_classifier(session: AgentSession, settings: Any, model_client: ModelPo
 
     session.ctx.options.extra[CLASSIFIER_KEY] = ModelSafetyClassifier(
         model_client,
-        config=ClassifierConfig.from_settings(settings.merged.extras()),
+        config=ClassifierConfig.from_settings(
+            settings.merged.extras(), session.ctx.options.environ
+        ),
         main_model=lambda: session.model,
         conversation=lambda: session.loop.messages,
         on_usage=lambda model, usage: session.loop.usage.add(model, usage),
@@ -274,15 +280,18 @@ def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) ->
     attach_worktree(session, worktree)
 
 
-def _model(options: RunOptions, settings: Any, client: ModelPort | None) -> tuple[str, ModelPort]:
+def _model(
+    options: RunOptions, settings: Any, client: ModelPort | None, environ: dict[str, str]
+) -> tuple[str, ModelPort]:
     from agent_cli.model.config import ModelConfig, resolve_model
 
     if client is not None:
-        return resolve_model(options.model, settings.model), client
+        return resolve_model(options.model, settings.model, environ), client
     config = ModelConfig.resolve(
         cli_model=options.model,
         settings_model=settings.model,
         api_key_helper=settings.merged.apiKeyHelper,
+        env=environ,
     )
     return config.model, _LazyModelClient(config)
 

@@ -20,6 +20,7 @@ import os
 import secrets
 import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -129,12 +130,12 @@ class BackgroundTaskManager:
         *,
         cwd: Path,
         argv: list[str] | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
         pass_fds: tuple[int, ...] = (),
         after_spawn: Any = None,
         cleanup: Any = None,
     ) -> TaskSnapshot:
-        """Start ``command`` in the background; returns at once.
+        """Start ``command`` in the background (in ``env``, default ours); returns at once.
 
         ``argv`` replaces ``bash -c command`` (a sandboxed run: no cgroup scope then, its PID
         namespace holds it); ``after_spawn(pid)`` is awaited once it exists and ``cleanup()``

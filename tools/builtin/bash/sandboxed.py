@@ -19,7 +19,13 @@ from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.sandbox import SandboxSession, get_sandbox
 from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
 
-__all__ = ["run_command", "start_task"]
+__all__ = ["run_command", "session_env", "start_task"]
+
+
+def session_env(ctx: ToolUseContext) -> dict[str, str]:
+    """The session environment (settings ``env`` over the shell's) a command runs in."""
+    environ = ctx.options.environ
+    return dict(os.environ if environ is None else environ)
 
 
 def _ask(ctx: ToolUseContext, command: str) -> NetworkAsk:
@@ -84,13 +90,19 @@ async def run_command(
         notices.append(conf.notice)
     if sandbox is None or conf is None or not conf.sandboxed:
         return await run_in_group(
-            argv, cwd=cwd, on_data=on_data, timeout_s=timeout_s, abort=ctx.abort, pass_fds=pass_fds
+            argv,
+            cwd=cwd,
+            on_data=on_data,
+            timeout_s=timeout_s,
+            abort=ctx.abort,
+            env=session_env(ctx),
+            pass_fds=pass_fds,
         )
     run = sandbox.prepare(
         argv,
         cwd=cwd,
         working_dirs=ctx.permissions.working_dirs,
-        env=dict(os.environ),
+        env=session_env(ctx),
         gate=_gate(ctx, sandbox, command, background=False),
     )
     try:
@@ -124,12 +136,12 @@ async def start_task(
     if conf is not None and conf.notice:
         notices.append(conf.notice)
     if sandbox is None or conf is None or not conf.sandboxed:
-        return await manager.start(command, cwd=cwd)
+        return await manager.start(command, cwd=cwd, env=session_env(ctx))
     run = sandbox.prepare(
         [bash_path(), "-c", command],
         cwd=cwd,
         working_dirs=ctx.permissions.working_dirs,
-        env=dict(os.environ),
+        env=session_env(ctx),
         gate=_gate(ctx, sandbox, command, background=True),
     )
 
