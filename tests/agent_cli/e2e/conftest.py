@@ -37,9 +37,11 @@ class Harness:
     def server(self, scenario: Scenario) -> ScriptedServer:
         return ScriptedServer(scenario).start()
 
-    def env_for(self, server: ScriptedServer | None) -> dict[str, str]:
+    def env_for(self, server: ScriptedServer | None, credentials: bool = True) -> dict[str, str]:
+        """The process environment; ``credentials=False``: the endpoint and key must come from
+        settings (none in the shell)."""
         env = dict(self.env)
-        if server is not None:
+        if server is not None and credentials:
             env["ANTHROPIC_BASE_URL"] = server.base_url
             env["ANTHROPIC_API_KEY"] = "test-key"
         return env
@@ -66,13 +68,17 @@ class Harness:
         input: str | None = None,
         check_done: bool = True,
         timeout: float = 60,
+        credentials: bool = True,
+        server: ScriptedServer | None = None,
     ) -> Run:
-        server = self.server(scenario) if scenario is not None else None
+        """Run ``nerve`` against ``scenario`` (or an already started ``server``)."""
+        if server is None and scenario is not None:
+            server = self.server(scenario)
         try:
             proc = subprocess.run(
                 [NERVE, *args],
                 cwd=self.project,
-                env=self.env_for(server),
+                env=self.env_for(server, credentials),
                 input=input,
                 stdin=None if input is not None else subprocess.DEVNULL,
                 capture_output=True,
