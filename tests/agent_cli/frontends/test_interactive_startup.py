@@ -175,3 +175,29 @@ def test_a_token_a_cloud_flag_or_a_key_helper_in_settings_count_as_credentials(
     (tmp_path / "claude").mkdir()
     (tmp_path / "claude" / "settings.json").write_text('{"apiKeyHelper": "echo k"}')
     assert has_credentials(dirs, cwd=project)
+
+
+def test_a_key_in_settings_env_alone_starts_the_app(tmp_path: Path) -> None:
+    # The shell has no ANTHROPIC_ variable; ~/.claude/settings.json supplies endpoint and key.
+    project = tmp_path / "project"
+    project.mkdir()
+    record_path = tmp_path / "first-frame.json"
+    env = clean_env(tmp_path, NERVE_BENCH_FIRST_FRAME=str(record_path))
+    settings = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True)
+    creds = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_AUTH_TOKEN": "t"}
+    settings.write_text(json.dumps({"env": creds}))
+    rc, output = run_on_pty([str(NERVE)], env, project)
+    assert rc == 0, output[-2000:]
+    record = json.loads(record_path.read_text())
+    assert record["error"] is None and record["ready"] >= record["t"]
+
+
+@pytest.mark.timeout(30)
+def test_the_credentials_check_never_opens_a_fifo(tmp_path: Path) -> None:
+    from agent_cli.frontends.interactive import has_credentials
+
+    (tmp_path / "claude").mkdir()
+    os.mkfifo(tmp_path / "claude" / "settings.json")  # reading it would block forever
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "NERVE_CONFIG_DIR": str(tmp_path)}
+    assert not has_credentials(env, cwd=tmp_path)
