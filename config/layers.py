@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 
@@ -29,7 +29,9 @@ from config.errors import format_path, format_validation_error, locate_path, syn
 from config.files import NotRegularFile, read_regular_file
 from config.models import Settings
 from config.prune import Problem, prune_entries
-from config.salvage import Recovery, recover_from_data, recover_from_text
+
+if TYPE_CHECKING:
+    from config.salvage import Recovery
 
 __all__ = ["SOURCES", "LayerFile", "ParsedText", "parse_settings_text", "read_settings_file"]
 
@@ -104,6 +106,29 @@ def _broken(error: str, recovery: Recovery, notes: tuple[str, ...] = ()) -> Pars
     return ParsedText(None, error, recovery.restrictions(), notes, not recovery.complete)
 
 
+def _salvage() -> Any:
+    # needed only for broken files: imported then, off the start-up path of good ones
+    import config.salvage
+
+    return config.salvage
+
+
+def _from_text(text: str) -> Recovery:
+    return _salvage().recover_from_text(text)  # type: ignore[no-any-return]
+
+
+def _from_data(raw: Any) -> Recovery:
+    return _salvage().recover_from_data(raw)  # type: ignore[no-any-return]
+
+
+def _unknown() -> Recovery:
+    return _salvage().Recovery(complete=False)  # type: ignore[no-any-return]
+
+
+def _none_lost() -> Recovery:
+    return _salvage().Recovery()  # type: ignore[no-any-return]
+
+
 def parse_settings_text(text: str, shown: str) -> ParsedText:
     """Parse and validate settings JSON (see the module docstring for what is kept)."""
     if not text.strip():
@@ -111,21 +136,21 @@ def parse_settings_text(text: str, shown: str) -> ParsedText:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        return _broken(syntax_error_message(shown, exc), recover_from_text(text))
+        return _broken(syntax_error_message(shown, exc), _from_text(text))
     except RecursionError:
-        return _broken(f"{shown}: invalid JSON: nested too deeply", Recovery(complete=False))
+        return _broken(f"{shown}: invalid JSON: nested too deeply", _unknown())
     if not isinstance(raw, dict):
         kind = type(raw).__name__ if raw is not None else "null"
-        return _broken(f"{shown}:1:1: (top level): expected an object, got {kind}", Recovery())
+        return _broken(f"{shown}:1:1: (top level): expected an object, got {kind}", _none_lost())
     pruned, problems = prune_entries(raw)
     notes = _notes(shown, text, problems)
     try:
         Settings.model_validate(pruned)
     except ValidationError as exc:
         error = "\n".join(format_validation_error(shown, text, exc))
-        return _broken(error, recover_from_data(raw), notes)
+        return _broken(error, _from_data(raw), notes)
     except RecursionError:
-        return _broken(f"{shown}: nested too deeply", recover_from_data(raw), notes)
+        return _broken(f"{shown}: nested too deeply", _from_data(raw), notes)
     return ParsedText(pruned, None, {}, notes)
 
 
@@ -162,12 +187,12 @@ def read_settings_file(
         # It exists and may hold rules we cannot see: fail closed.
         reason = exc.strerror or type(exc).__name__
         error = f"{shown}: cannot read: {reason}"
-        return _layer(source, path, base_dir, shown, _broken(error, Recovery(complete=False)))
+        return _layer(source, path, base_dir, shown, _broken(error, _unknown()))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         error = f"{shown}:{line}: not valid UTF-8 text"
         lossy = data.decode("utf-8-sig", errors="replace")
-        return _layer(source, path, base_dir, shown, _broken(error, recover_from_text(lossy)))
+        return _layer(source, path, base_dir, shown, _broken(error, _from_text(lossy)))
     return _layer(source, path, base_dir, shown, parse_settings_text(text, shown))

@@ -43,7 +43,6 @@ from config.paths import (
     policy_files,
     resolve_config_dirs,
 )
-from config.salvage import ASK_EVERYTHING
 from config.trust import Withheld, local_file_is_users, split_untrusted
 
 __all__ = ["load_settings"]
@@ -191,6 +190,8 @@ def load_settings(
 def _ignored(layer: LayerFile) -> str:
     """The tail of a broken file's warning: what of it still applies."""
     if layer.asks_everything:
+        from config.salvage import ASK_EVERYTHING
+
         recovered = any(r != ASK_EVERYTHING for rules in layer.restrictions.values() for r in rules)
         kept = "the deny and ask rules recovered from it apply, and " if recovered else ""
         return (

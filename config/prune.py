@@ -15,7 +15,6 @@ Each problem is ``(location, message)``, the location a JSON path for ``config.e
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -61,6 +60,8 @@ def _kind(value: Any) -> str:
 def _typos(
     entry: dict[str, Any], known: tuple[str, ...], loc: tuple[str | int, ...]
 ) -> list[Problem]:
+    import difflib  # only files with unknown keys pay for it
+
     out: list[Problem] = []
     for key in entry:
         if key in known:
