@@ -68,9 +68,13 @@ def expand_alias(name: str, env: Mapping[str, str] | None = None) -> str:
     if text.lower().endswith(_ONE_M):
         text = text[: -len(_ONE_M)].strip()
     key = _SAME_AS.get(text.lower(), text.lower())
-    if key in MODEL_ALIASES:
-        return _set(_env(env), REMAP_ENV[key]) or MODEL_ALIASES[key]
-    return text
+    if key not in MODEL_ALIASES:
+        return text
+    remapped = _set(_env(env), REMAP_ENV[key])
+    if remapped is None:
+        return MODEL_ALIASES[key]
+    # meant to be a full id; an alias there is read from the table (once: never a loop)
+    return MODEL_ALIASES.get(_SAME_AS.get(remapped.lower(), remapped.lower()), remapped)
 
 
 def _first(*candidates: str | None) -> str | None:

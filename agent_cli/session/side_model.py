@@ -4,17 +4,17 @@ WebFetch asks the fast model about a page, WebSearch asks the session's model to
 server-side web search. Both go through the session's own model client (so its endpoint, key,
 retries and the scripted server in tests), and their tokens join the session's usage totals.
 
-The fast model is ``ANTHROPIC_DEFAULT_HAIKU_MODEL`` or ``ANTHROPIC_SMALL_FAST_MODEL`` (Claude
-Code's variables) when set, else the ``haiku`` alias.
+The fast model is Claude Code's small fast model (``agent_cli.model.names.small_fast_model``):
+``ANTHROPIC_SMALL_FAST_MODEL``, else the ``haiku`` alias (which ``ANTHROPIC_DEFAULT_HAIKU_MODEL``
+remaps), read from the session environment (settings ``env`` over the shell's).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.model.config import MODEL_ALIASES
+from agent_cli.model.names import expand_alias, small_fast_model
 from agent_cli.model.turn import ModelError
 from tools.side_model import FAST, MAIN, SIDE_MODEL_KEY, SideModelError, SideReply, SideRequest
 
@@ -24,16 +24,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionSideModel", "fast_model", "wire_side_model"]
 
-FAST_MODEL_ENV = ("ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_SMALL_FAST_MODEL")
-
 
 def fast_model(env: Mapping[str, str] | None = None) -> str:
-    env = os.environ if env is None else env
-    for key in FAST_MODEL_ENV:
-        value = (env.get(key) or "").strip()
-        if value:
-            return MODEL_ALIASES.get(value.lower(), value)
-    return MODEL_ALIASES["haiku"]
+    """The side calls' fast model for ``env`` (default ``os.environ``)."""
+    return small_fast_model(env)
 
 
 class SessionSideModel:
@@ -46,10 +40,12 @@ class SessionSideModel:
         main_model: Callable[[], str],
         fast: str | None = None,
         on_usage: Callable[[str, Any], None] | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.client = client
         self._main_model = main_model
-        self.fast = fast or fast_model()
+        self._environ = environ
+        self.fast = fast or fast_model(environ)
         self._on_usage = on_usage
         self.requests = 0
 
@@ -58,7 +54,7 @@ class SessionSideModel:
             return self.fast
         if model == MAIN:
             return self._main_model()
-        return MODEL_ALIASES.get(model.lower(), model)
+        return expand_alias(model, self._environ)
 
     async def query(self, request: SideRequest, abort: AbortSignal) -> SideReply:
         model = self.resolve(request.model)
@@ -92,4 +88,5 @@ def wire_side_model(session: AgentSession, client: Any) -> None:
         client,
         main_model=lambda: session.model,
         on_usage=lambda model, usage: session.loop.usage.add(model, usage),
+        environ=session.ctx.options.environ,
     )

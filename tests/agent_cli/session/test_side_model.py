@@ -20,9 +20,11 @@ from tools.side_model import SIDE_MODEL_KEY, get_side_model
 def test_fast_model_follows_claude_codes_variables() -> None:
     assert fast_model({}) == "claude-haiku-4-5"
     assert fast_model({"ANTHROPIC_SMALL_FAST_MODEL": "claude-3-5-haiku"}) == "claude-3-5-haiku"
+    assert fast_model({"ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku"}) == "my-haiku"
+    # Claude Code's getSmallFastModel(): ANTHROPIC_SMALL_FAST_MODEL || the haiku default
     both = {"ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku", "ANTHROPIC_SMALL_FAST_MODEL": "old"}
-    assert fast_model(both) == "my-haiku"
-    assert fast_model({"ANTHROPIC_DEFAULT_HAIKU_MODEL": "sonnet"}) == "claude-sonnet-4-5"
+    assert fast_model(both) == "old"
+    assert fast_model({"ANTHROPIC_DEFAULT_HAIKU_MODEL": "sonnet"}) == "claude-sonnet-4-6"
 
 
 async def test_webfetch_side_request_counts_in_the_session(env: Path) -> None:  # noqa: F811
