@@ -140,10 +140,11 @@ def _turn_rules(session: AgentSession, command: PromptCommand) -> list[Permissio
 def _turn_model(session: AgentSession, command: PromptCommand) -> str | None:
     if not command.model or command.model == "inherit":
         return None
-    from agent_cli.model.config import resolve_model
+    from agent_cli.model.names import expand_alias
 
     try:
-        return resolve_model(command.model)
+        # aliases remapped by the session environment, like every other model choice
+        return expand_alias(command.model, session.ctx.options.environ)
     except ValueError as exc:
         session.warnings.append(f"/{command.name}: model {command.model!r} not used: {exc}")
         return None

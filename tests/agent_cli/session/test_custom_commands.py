@@ -201,3 +201,15 @@ async def test_a_typed_skill_names_its_folder_and_makes_it_readable(env: Path) -
         assert body.startswith(f"Base directory for this skill: {template.parent}")
         assert "SKILL-TEMPLATE-MARKER" in str(_finished(events)["r"].content)
         await session.close()
+
+
+async def test_a_commands_model_alias_is_remapped_by_settings_env(env: Path) -> None:  # noqa: F811
+    project = make_showcase(env)
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"env": {"ANTHROPIC_DEFAULT_HAIKU_MODEL": "glm-air"}}')
+    with ScriptedServer(Scenario.of(Turn([text("made")]))) as server:
+        session = _session(server, project)
+        await _collect(session, "/frontend:component Button")  # frontmatter: model: haiku
+        assert [r.body["model"] for r in server.requests] == ["glm-air"]
+        await session.close()
