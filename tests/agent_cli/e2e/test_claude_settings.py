@@ -43,11 +43,6 @@ def _text(result: dict[str, Any]) -> str:
     return str(content)
 
 
-def _sent_key(headers: dict[str, str]) -> str:
-    """The credential the client sent, whichever header carried it."""
-    return headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
-
-
 def test_third_party_endpoint_guide_settings_run_with_nothing_else(harness: Harness) -> None:
     # The snippet GLM / Kimi / MiniMax / DeepSeek guides print, with a numeric flag, plus the
     # model variables such guides add; no shell variable, no flag.
@@ -72,7 +67,7 @@ def test_third_party_endpoint_guide_settings_run_with_nothing_else(harness: Harn
     (request,) = run.server.requests
     assert request.path == "/v1/messages"  # the settings' base URL was used
     assert request.body["model"] == "glm-4.7"  # the default alias, remapped by settings env
-    # ANTHROPIC_AUTH_TOKEN -> "Authorization: Bearer" is the transport's part (issue 16.3).
+    assert request.headers["authorization"] == "Bearer glm-token-123"
 
 
 def test_settings_key_base_url_and_model_reach_the_request(harness: Harness) -> None:
@@ -91,7 +86,7 @@ def test_settings_key_base_url_and_model_reach_the_request(harness: Harness) -> 
     run = harness.run(["-p", "hi"], None, server=server, credentials=False)
     assert run.rc == 0, run.stderr
     (request,) = run.server.requests
-    assert _sent_key(request.headers) == "settings-key-123"
+    assert request.headers["x-api-key"] == "settings-key-123"
     assert request.body["model"] == "glm-4.7"  # ANTHROPIC_MODEL beats settings "model"
 
 
