@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
     AgentEvent,
+    CompactProgress,
     ErrorEvent,
     Notice,
     RetryEvent,
@@ -67,18 +68,17 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         print(f"nerve: {exc}", file=err)
         return 1
     told = _warn_untrusted(session, options, err)
-    if command is not None:
-        try:
-            return await run_print_command(options, command[0], command[1], session, out, err)
-        finally:
-            await session.close()
-
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.abort)
         loop.add_signal_handler(signal.SIGTERM, session.abort)
     except (NotImplementedError, RuntimeError):
         pass
+    if command is not None:  # Ctrl+C cancels a long one (/compact) as it would a turn
+        try:
+            return await run_print_command(options, command[0], command[1], session, out, err)
+        finally:
+            await session.close()
 
     finished: TurnFinished | None = None
     errors: list[str] = []
@@ -100,6 +100,10 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
                 # is ignored, ...) must still reach the user.
                 if options.output_format == "json" and event.text != told:
                     print(for_stream(f"nerve: {event.text}", err), file=err, flush=True)
+            elif isinstance(event, CompactProgress) and (
+                event.final or (event.stage == "started" and options.output_format == "text")
+            ):
+                print(for_stream(f"nerve: {event.text}", err), file=err, flush=True)
             if isinstance(event, ErrorEvent):
                 errors.append(event.message)
                 if options.output_format == "text":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -79,6 +79,23 @@ class PrintSlashHost:
     async def edit_file(self, path: Path) -> str | None:
         return "editing needs the interactive app"
 
+    async def stream(self, events: AsyncIterator[Any]) -> None:
+        """A long operation (``/compact``): its outcome and warnings; a compaction that did
+        not happen (failed, blocked, cancelled) is an error, so the exit status says so."""
+        from agent_cli.loop.events import CompactProgress, ErrorEvent, Notice
+
+        async for event in events:
+            if isinstance(event, CompactProgress) and event.final:
+                ok = event.stage in ("done", "nothing")
+                self.say(event.text, "info" if ok else "error")
+            elif isinstance(event, Notice):
+                self.say(event.text, "warning" if event.level == "warning" else "info")
+            elif isinstance(event, ErrorEvent):
+                self.say(event.message, "error")
+
+    async def choose_rewind(self, points: list[Any]) -> None:
+        self.say("/rewind works only in the interactive app.", "error")
+
     @property
     def failed(self) -> bool:
         return any(level == "error" for level, _ in self.lines)
@@ -101,7 +118,7 @@ async def run_print_command(
     await default_registry().run(host, command.name, args)
     if options.output_format == "text":
         for level, text in host.lines:
-            if level == "error":
+            if level in ("error", "warning"):
                 print(for_stream(f"nerve: {text}", err), file=err)
             else:
                 print(for_stream(text, out), file=out)

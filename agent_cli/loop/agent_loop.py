@@ -3,9 +3,12 @@
 ``AgentLoop.run_turn(prompt)`` is an async generator of events (``agent_cli.loop.events``); it imports
 no UI. One turn reads like this:
 
-    submit_prompt        UserPromptSubmit hooks; the prompt joins the conversation
+    submit_prompt        UserPromptSubmit hooks; the prompt joins the conversation (and is a
+                         checkpoint /rewind can return to)
     while the model asks for tools:
+        check_context_budget  over the threshold: clear old tool results, then compact
         request_model    stream the answer; each tool_use goes to the executor as it closes
+                         ("prompt is too long": compact, and ask once more)
         record_assistant the assistant message joins the conversation and the transcript
         collect_results  every tool_use gets exactly one tool_result, in call order
     stop_hooks           Stop hooks may send the model back to work
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_cli.loop.compaction import Compaction, is_prompt_too_long
 from agent_cli.loop.events import (
     AgentEvent,
     ErrorEvent,
@@ -37,6 +42,7 @@ from agent_cli.loop.events import (
     TurnFinished,
 )
 from agent_cli.loop.messages import normalize_messages_for_api, system_reminder
+from agent_cli.loop.pump import pump
 from agent_cli.loop.recorder import TranscriptPort, TurnRecorder
 from agent_cli.loop.turn_context import (
     Emit,
@@ -60,7 +66,6 @@ from tools.registry import tools_for_api
 __all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]
 
 MAX_STOP_HOOK_CONTINUATIONS = 8
-_DONE = object()
 _STOP_NOTICES = {
     # The client never hands out a tool call whose input was cut off, so none of it ran.
     "max_tokens": "The answer hit the output token limit (max_tokens) and was cut off; "
@@ -135,6 +140,10 @@ class AgentLoop:
         # Many results each just under their own limit add up: this budget persists the largest
         # older ones once the conversation's total passes its limit.
         self.budget = ConversationBudget(session_dir=ctx.options.session_dir)
+        # The context keeper (agent_cli.loop.compaction) and the file checkpoints of each
+        # prompt (agent_cli.loop.checkpoints.CheckpointStore, set by the session).
+        self.compaction = Compaction()
+        self.checkpoints: Any = None
         self._abort: AbortSignal | None = None
         self.permission_denials: list[dict[str, Any]] = []
 
@@ -153,39 +162,58 @@ class AgentLoop:
     def transcript(self, transcript: TranscriptPort | None) -> None:
         self.recorder.transcript = transcript
 
+    @property
+    def abort_signal(self) -> AbortSignal:
+        """The running turn's (or compaction's) abort signal."""
+        if self._abort is None:
+            self._abort = AbortSignal()
+        return self._abort
+
     def abort(self, reason: str = "interrupted") -> None:
         if self._abort is not None:
             self._abort.abort(reason)
 
+    def renamed_prompt(self, old_uuid: str, new_uuid: str) -> None:
+        """A compaction recorded the unanswered prompt again: its checkpoint follows it."""
+        if self.checkpoints is not None:
+            self.checkpoints.rename_turn(old_uuid, new_uuid)
+
     async def run_turn(self, prompt: str, *, content: Any = None) -> AsyncIterator[AgentEvent]:
         """``content``: the user message to send instead of ``prompt`` (an expanded custom
         command's blocks); hooks still see ``prompt``, as typed."""
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        producer = asyncio.create_task(self._produce(prompt, queue, content))
-        try:
-            while True:
-                item = await queue.get()
-                if item is _DONE:
-                    break
-                yield item
-            await producer  # re-raise what the producer could not turn into an event
-        finally:
-            if not producer.done():
-                self.abort("consumer went away")
-                producer.cancel()
-                try:
-                    await producer
-                except (asyncio.CancelledError, Exception):
-                    pass
+        async for item in self._drive(lambda emit: self._produce(prompt, emit, content)):
+            yield item
+
+    async def compact(self, instructions: str = "") -> AsyncIterator[AgentEvent]:
+        """``/compact``: summarise the conversation now; Esc (``abort``) cancels, losing nothing."""
+
+        async def work(emit: Emit) -> None:
+            try:
+                await self.compaction.compact(self, "manual", instructions or None, emit)
+            except Exception as exc:  # a bug must not take the session down
+                emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}"))
+
+        async for item in self._drive(work):
+            yield item
+
+    async def _drive(self, work: Callable[[Emit], Awaitable[None]]) -> AsyncIterator[AgentEvent]:
+        """Run ``work`` under a fresh abort signal and yield what it emits, as it emits it."""
+        self._abort = AbortSignal()
+        self.ctx.state.abort = self._abort
+
+        async def run(emit: Emit) -> None:
+            # Told once when the transcript stops being written; the work goes on.
+            self.recorder.on_failure = lambda message: emit(Notice(message, "warning"))
+            await work(emit)
+
+        async for item in pump(run, abandon=lambda: self.abort("consumer went away")):
+            yield item
 
     # -- the turn --------------------------------------------------------------------------------
 
-    async def _produce(self, prompt: str, queue: asyncio.Queue[Any], content: Any = None) -> None:
-        emit = queue.put_nowait
-        self.recorder.on_failure = lambda message: emit(Notice(message, "warning"))
-        self._abort = AbortSignal()
-        self.ctx.state.abort = self._abort
+    async def _produce(self, prompt: str, emit: Emit, content: Any = None) -> None:
         turn = _TurnState(prompt, content=content)
+        self.compaction.begin_turn()
         try:
             if await self._submit_prompt(turn, emit):
                 while await self._one_model_call(turn, emit):
@@ -200,7 +228,6 @@ class AgentLoop:
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
             self._finish(turn, emit)
-            emit(_DONE)
 
     async def _submit_prompt(self, turn: _TurnState, emit: Emit) -> bool:
         hooks = self.ctx.hooks
@@ -219,9 +246,12 @@ class AgentLoop:
                 emit(ErrorEvent(f"Prompt blocked by UserPromptSubmit hook: {reason}"))
                 return False
             extra = list(outcome.additional_context)
-        message = {"role": "user", "content": turn.prompt if turn.content is None else turn.content}
+        content = turn.prompt if turn.content is None else turn.content
+        message: dict[str, Any] = {"role": "user", "content": content}
         self.messages.append(message)
-        self.recorder.user(message)
+        message["_uuid"] = self.recorder.user(message) or str(uuid.uuid4())
+        if self.checkpoints is not None:
+            self.checkpoints.begin_turn(message["_uuid"])
         for text in extra:
             reminder = system_reminder(text)
             self.messages.append(reminder)
@@ -233,6 +263,8 @@ class AgentLoop:
         if self.config.max_turns is not None and turn.num_turns >= self.config.max_turns:
             turn.stop_reason = "max_turns"
             emit(Notice(f"Reached the maximum number of turns ({self.config.max_turns})."))
+            return False
+        if not await self._check_context_budget(turn, emit):
             return False
         turn.num_turns += 1
         ctx = context_for_turn(self, emit)
@@ -247,6 +279,7 @@ class AgentLoop:
         turn.usage = turn.usage + assistant.usage
         self.usage.add(self.model_name, assistant.usage)
         self._record_assistant(assistant)
+        self.compaction.observe(self, assistant)
         self.recorder.release_results()
         if assistant.aborted or self._abort_requested():
             executor.abort()
@@ -259,7 +292,29 @@ class AgentLoop:
             self._add_tool_results(outcomes)
         return await self._after_batch(turn, assistant, outcomes, emit)
 
+    async def _check_context_budget(self, turn: _TurnState, emit: Emit) -> bool:
+        """Over the threshold: clear old tool results, then compact (``compaction``)."""
+        if await self.compaction.check_budget(self, emit) and not self._abort_requested():
+            return True
+        turn.stop_reason = "aborted"
+        emit(Notice("Interrupted by user."))
+        return False
+
     async def _request_model(self, executor: StreamingToolExecutor, emit: Emit) -> AssistantTurn:
+        try:
+            return await self._stream_request(executor, emit)
+        except ModelError as exc:
+            # The API measured the context as too big: compact and ask once more. Nothing was
+            # handed to the executor, so asking again runs no tool twice.
+            if not is_prompt_too_long(exc) or not self.compaction.policy.auto:
+                raise
+            emit(Notice("The conversation is too long for the model: compacting it.", "warning"))
+            outcome = await self.compaction.compact(self, "auto", None, emit, too_long=True)
+            if not outcome.compacted:
+                raise
+            return await self._stream_request(executor, emit)
+
+    async def _stream_request(self, executor: StreamingToolExecutor, emit: Emit) -> AssistantTurn:
         assert self._abort is not None
         self.budget.enforce(self.messages)
         request_messages = normalize_messages_for_api(self.messages)

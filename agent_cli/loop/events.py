@@ -7,6 +7,7 @@ from typing import Any
 
 __all__ = [
     "AgentEvent",
+    "CompactProgress",
     "ErrorEvent",
     "Notice",
     "PermissionAsked",
@@ -84,6 +85,26 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactProgress:
+    """A compaction's progress, one event per step; ``text`` is what to show the user.
+
+    ``stage``: started | summarizing | done, or how it ended without compacting: nothing (too
+    little to compact), blocked (a PreCompact hook), failed (the conversation is unchanged),
+    cancelled (Esc; unchanged). ``tokens``: the context size (started, done) or the summary's
+    size so far (summarizing). ``trigger``: auto | manual.
+    """
+
+    stage: str
+    text: str
+    tokens: int = 0
+    trigger: str = "auto"
+
+    @property
+    def final(self) -> bool:
+        return self.stage not in ("started", "summarizing")
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     message: str
     fatal: bool = False
@@ -108,6 +129,7 @@ AgentEvent = (
     | PermissionDecided
     | RetryEvent
     | Notice
+    | CompactProgress
     | ErrorEvent
     | TurnFinished
 )

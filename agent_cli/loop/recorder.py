@@ -58,11 +58,34 @@ class TurnRecorder:
         self._read_snapshot: list[dict[str, Any]] = []
         self._tasks_snapshot: list[dict[str, Any]] = []
 
-    def user(self, message: dict[str, Any], **extra: Any) -> None:
-        """A user or meta message; keys starting with ``_`` are the loop's own and stay out."""
+    def user(self, message: dict[str, Any], **extra: Any) -> str | None:
+        """A user or meta message; keys starting with ``_`` are the loop's own and stay out.
+        Returns the record's uuid (None without a transcript)."""
+        if self.transcript is None:
+            return None
+        clean = {k: v for k, v in message.items() if not k.startswith("_")}
+        uid = self.transcript.user(clean, **extra)
+        self._report_failure()
+        return uid
+
+    def compact_boundary(self, trigger: str, pre_tokens: int) -> None:
+        """Claude Code's boundary record: a new root whose logical parent is the last record
+        before it; resume rebuilds the conversation from the last one on."""
         if self.transcript is not None:
-            clean = {k: v for k, v in message.items() if not k.startswith("_")}
-            self.transcript.user(clean, **extra)
+            self.transcript.system(
+                "compact_boundary",
+                "Conversation compacted",
+                parentUuid=None,
+                logicalParentUuid=getattr(self.transcript, "last_uuid", None),
+                level="info",
+                compactMetadata={"trigger": trigger, "preTokens": pre_tokens},
+            )
+            self._report_failure()
+
+    def meta(self, record_type: str, **payload: Any) -> None:
+        """A record outside the message chain (checkpoints, state snapshots)."""
+        if self.transcript is not None:
+            self.transcript.meta(record_type, **payload)
             self._report_failure()
 
     def assistant(self, message: dict[str, Any], turn: AssistantTurn, model_name: str) -> None:

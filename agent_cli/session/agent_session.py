@@ -19,6 +19,7 @@ from agent_cli.loop.events import AgentEvent, Notice
 from agent_cli.options import RunOptions
 from agent_cli.session.admin import SessionAdmin
 from agent_cli.session.build import build_session, restore_read_files
+from agent_cli.session.context_ops import SessionContextOps, wire_checkpoints
 from agent_cli.session.custom import run_prompt
 from agent_cli.session.port import PermissionHandler, QuestionHandler
 from agent_cli.session.resume import (
@@ -37,7 +38,7 @@ from tools.file_context import FILE_CONTEXT_KEY
 __all__ = ["AgentSession", "SessionError", "find_session"]
 
 
-class AgentSession(SessionAdmin, SandboxAdmin):
+class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
     """One interactive or print-mode session (see module docstring)."""
 
     def __init__(
@@ -226,6 +227,8 @@ class AgentSession(SessionAdmin, SandboxAdmin):
                     self.ctx.options, session_id=new_id, session_dir=self.transcript.session_dir
                 ),
             )
+        self.loop.compaction.meter.reset()
+        wire_checkpoints(self.loop, self.transcript)
 
     async def resume(self, session_id: str) -> list[dict[str, Any]]:
         """Switch to a stored session (``/resume``): the same restoration as ``nerve -r ID``."""
@@ -266,6 +269,8 @@ class AgentSession(SessionAdmin, SandboxAdmin):
         self.restored_tasks = list(reader.background_tasks)
         self.warnings += reader.warnings
         self.loop.messages[:] = repair_for_resume(reader, self.transcript)
+        self.loop.compaction.meter.reset()
+        wire_checkpoints(self.loop, self.transcript, reader)
         restore_todos(self.ctx.state.shared, self.loop.messages)
         self._start_source = "resume"
         return list(self.loop.messages)

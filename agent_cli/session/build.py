@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
 from agent_cli.options import RunOptions
+from agent_cli.session.context_ops import wire_context
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.environment import session_environ
 from agent_cli.session.resume import (
@@ -200,6 +201,7 @@ def build_session(
     )
     _wire_subagents(session, env, client, project_trusted=trusted)
     wire_customizations(session, commands, settings.project_root)
+    wire_context(session, settings, reader)
     _wire_classifier(session, settings, client)
     _wire_tool_ports(session, client, worktree)
     if transcript is not None:

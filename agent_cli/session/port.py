@@ -117,6 +117,31 @@ class SessionPort(Protocol):
         """Switch to a stored session; returns its messages for display."""
         ...
 
+    # The context commands (agent_cli.session.context_ops); looked up with ``getattr`` too.
+    def compact(self, instructions: str = "") -> AsyncIterator[AgentEvent]:
+        """``/compact``: summarise the conversation; events as a turn's, ``abort`` cancels."""
+        ...
+
+    def context_usage(self) -> Any:
+        """``/context``: ``agent_cli.loop.context_usage.ContextUsage``."""
+        ...
+
+    def rewind_points(self) -> list[Any]:
+        """``/rewind``: the prompts to return to (``RewindPoint``), oldest first."""
+        ...
+
+    def rewind_preview(self, message_id: str) -> Any:
+        """What a rewind to ``message_id`` would change (``RewindPreview``)."""
+        ...
+
+    def rewind(self, message_id: str, *, conversation: bool, files: bool) -> Any:
+        """Restore the conversation and/or the files to before ``message_id``."""
+        ...
+
+    def conversation_messages(self) -> list[dict[str, Any]]:
+        """The conversation as it stands now."""
+        ...
+
     def restored_messages(self) -> list[dict[str, Any]]:
         """The conversation the session started with (``nerve -c`` / ``-r ID``), for display."""
         ...

@@ -151,7 +151,12 @@ def coalesce_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             blocks = _blocks(out[-1]["content"]) + _blocks(msg["content"])
             results = [b for b in blocks if b.get("type") == "tool_result"]
             others = [b for b in blocks if b.get("type") != "tool_result"]
-            out[-1] = {"role": "user", "content": results + others}
+            merged: dict[str, Any] = {"role": "user", "content": results + others}
+            # A prompt keeps its uuid through the merge: /rewind returns to it.
+            uid = out[-1].get("_uuid") or msg.get("_uuid")
+            if uid:
+                merged["_uuid"] = uid
+            out[-1] = merged
         else:
             out.append(msg)
     return out
@@ -185,7 +190,10 @@ def repair_for_resume(
     The tail (the call the process died in) is answered in the transcript too; a gap in the
     middle (a line lost to corruption) is answered in memory only, the same way every time.
     """
-    messages = coalesce_messages(reader.messages)
+    marked = list(reader.messages)
+    for uid, index in reader.prompts.items():
+        marked[index] = {**marked[index], "_uuid": uid}  # /rewind returns to these
+    messages = coalesce_messages(marked)
     missing = _unanswered_tail(messages)
     if missing:
         answer: dict[str, Any] = {

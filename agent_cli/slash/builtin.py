@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.slash.context_commands import CONTEXT_COMMANDS
 from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.sandbox import SANDBOX_COMMAND
@@ -208,5 +209,6 @@ def default_registry() -> SlashRegistry:
         registry = SlashRegistry()
         registry.extend(BUILTIN_COMMANDS)
         registry.extend(CUSTOMIZE_COMMANDS)
+        registry.extend(CONTEXT_COMMANDS)
         _REGISTRY = registry
     return _REGISTRY

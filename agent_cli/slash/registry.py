@@ -8,7 +8,7 @@ implement the host; neither owns the commands.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,6 +62,15 @@ class SlashHost(Protocol):
 
     async def edit_file(self, path: Path) -> str | None:
         """Open ``path`` in the user's ``$EDITOR``; None when done, else what went wrong."""
+        ...
+
+    async def stream(self, events: AsyncIterator[Any]) -> None:
+        """Show a long operation's events (``/compact``) as they come; the app lets Esc
+        interrupt it and stays responsive meanwhile."""
+        ...
+
+    async def choose_rewind(self, points: list[Any]) -> None:
+        """Let the user pick a prompt (``RewindPoint``) and what to restore (a picker)."""
         ...
 
 

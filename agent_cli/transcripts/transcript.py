@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import enum
+import itertools
 import json
 import os
 import re
@@ -57,6 +58,7 @@ KNOWN_TYPES = ENVELOPE_TYPES | {
     "custom-title",
     "summary",
     "session-meta",
+    "file-history-snapshot",
 }
 
 
@@ -305,10 +307,14 @@ def _jsonable(value: Any) -> Any:
     return str(value)  # Path, datetime, enums...
 
 
-def read_records(path: Path, warnings: list[str] | None = None) -> Iterator[dict[str, Any]]:
-    """Every well-formed record of a transcript; torn and garbage lines are skipped (warned)."""
+def read_records(
+    path: Path, warnings: list[str] | None = None, start: int = 0
+) -> Iterator[dict[str, Any]]:
+    """Every well-formed record of a transcript (from byte ``start``, a line's start); torn and
+    garbage lines are skipped (warned)."""
     warn = warnings if warnings is not None else []
     with open(path, "rb") as fh:
+        fh.seek(start)
         for lineno, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
@@ -340,15 +346,42 @@ class TranscriptReader:
     title: str | None = None
     last_uuid: str | None = None
     session_id: str | None = None
+    # Since the last compact_boundary (if any): whether there was one, the prompts the user
+    # typed, the checkpoint turns in the order they ran (prompt uuids), and each turn's saved
+    # files (``trackedFileBackups``).
+    compacted: bool = False
+    prompts: dict[str, int] = field(default_factory=dict)  # prompt uuid -> index in messages
+    checkpoint_order: list[str] = field(default_factory=list)
+    file_history: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> TranscriptReader:
-        """Read a transcript; never raises on bad content (only OSError for an unreadable file)."""
+        """Read a transcript; never raises on bad content (only OSError for an unreadable file).
+
+        A compacted transcript is read from its last boundary on (``tail``); before it, only
+        the session's state records are parsed.
+        """
+        from agent_cli.transcripts.tail import (
+            STATE_TYPES,
+            add_file_history,
+            apply_system,
+            find_last_boundary,
+            mark_prompt,
+            prefix_state_records,
+        )
+
         r = cls(path)
         unknown: set[str] = set()
         tasks: dict[str, dict[str, Any]] = {}
         folder = MessageFolder(r.messages)
-        for rec in read_records(path, r.warnings):
+        start = find_last_boundary(path)
+        records = read_records(path, r.warnings, start)
+        if start:
+            state = [x for x in prefix_state_records(path, start) if x["type"] in STATE_TYPES]
+            first = next(prefix_state_records(path, start), None)
+            r.session_id = _str_or_none((first or {}).get("sessionId"))
+            records = itertools.chain(state, records)
+        for rec in records:
             kind = rec["type"]
             r.session_id = r.session_id or _str_or_none(rec.get("sessionId"))
             if kind in ("user", "assistant"):
@@ -361,10 +394,16 @@ class TranscriptReader:
                 if not folder.add(kind, rec):
                     continue
                 r.records.append(rec)
+                mark_prompt(r, rec)
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "system":
+                if apply_system(r, rec):
+                    # The messages were cut: the folder's places in them are gone too.
+                    folder = MessageFolder(r.messages, _uuids=folder._uuids)
                 r.records.append(rec)
                 r.last_uuid = rec.get("uuid", r.last_uuid)
+            elif kind == "file-history-snapshot":
+                add_file_history(r, rec)
             elif kind == "permission-mode":
                 r.permission_mode = _str_or_none(rec.get("mode")) or r.permission_mode
             elif kind == "session-rule":

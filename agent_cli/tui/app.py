@@ -45,6 +45,7 @@ STARTING = "starting…"
 LOCAL_SETTINGS = ".nerve/settings.local.json"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
 CTRL_D_WINDOW_S = 1.0
+ESC_ESC_WINDOW_S = 0.8  # Esc twice on an empty prompt opens /rewind
 FORCE_STOP_S = 3.0
 SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this
 
@@ -95,6 +96,7 @@ class NerveApp(SessionHost):
         self._tool_widgets: dict[str, ToolCall] = {}
         self._perm_lock = asyncio.Lock()
         self._last_ctrl_d = 0.0
+        self._last_escape = 0.0
         self._said: set[str] = set()
         self.completion_list = CompletionList()
         self.conversation = Conversation()
@@ -224,14 +226,21 @@ class NerveApp(SessionHost):
         self.turn_running = True
         self.interrupted = False
         self.conversation.mount(UserMessage(prompt))
-        self._turn_worker(prompt)
+        self._turn_worker(self.session.run_turn(prompt))
+
+    def run_events(self, events: Any) -> None:
+        """Render a session operation's events like a turn's (``/compact``): the UI stays
+        responsive and Esc interrupts it."""
+        self.turn_running = True
+        self.interrupted = False
+        self._turn_worker(events)
 
     @work(group="turn")
-    async def _turn_worker(self, prompt: str) -> None:
+    async def _turn_worker(self, events: Any) -> None:
         self._assistant = None
         self._tool_widgets = {}
         try:
-            async for event in self.session.run_turn(prompt):
+            async for event in events:
                 await self.handle_event(event)
         except asyncio.CancelledError:
             raise
@@ -266,6 +275,7 @@ class NerveApp(SessionHost):
         """Render one agent event in place."""
         # Imported here, not at the top: the event classes cost ~10 ms the first frame can skip.
         from agent_cli.loop.events import (
+            CompactProgress,
             ErrorEvent,
             Notice,
             PermissionDecided,
@@ -324,6 +334,10 @@ class NerveApp(SessionHost):
         elif isinstance(event, Notice):
             if event.text not in self._said:
                 self.say(event.text, "warning" if event.level == "warning" else "info")
+        elif isinstance(event, CompactProgress):
+            from agent_cli.tui.compact_view import show_compact_progress
+
+            await show_compact_progress(self, event)
         elif isinstance(event, ErrorEvent):
             self.say(f"Error: {event.message}", "error")
         elif isinstance(event, TurnFinished):
@@ -402,10 +416,23 @@ class NerveApp(SessionHost):
 
     def action_interrupt(self) -> None:
         if not self.turn_running:
+            self._escape_at_rest()
             return
         self.session.abort()
         self._mark_interrupted()
         self.set_timer(FORCE_STOP_S, self._force_stop)
+
+    def _escape_at_rest(self) -> None:
+        """Esc twice on an empty prompt: /rewind."""
+        now = time.monotonic()
+        if self.prompt_input.text or not self.session_ready:
+            self._last_escape = 0.0
+            return
+        if now - self._last_escape <= ESC_ESC_WINDOW_S:
+            self._last_escape = 0.0
+            self.run_worker(run_slash(self, "rewind", ""), group="rewind")
+            return
+        self._last_escape = now
 
     def _force_stop(self) -> None:
         if self.turn_running and self.interrupted:

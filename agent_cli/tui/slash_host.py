@@ -6,7 +6,7 @@ import asyncio
 import os
 import shlex
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,23 @@ class TuiSlashHost:
         except OSError as exc:
             return f"cannot run {editor!r}: {exc.strerror or exc}"
         return None if code == 0 else f"{editor} exited with status {code}"
+
+    async def stream(self, events: AsyncIterator[Any]) -> None:
+        self.app.run_events(events)
+
+    async def choose_rewind(self, points: list[Any]) -> None:
+        from agent_cli.tui.rewind import RewindChoice, RewindScreen, apply_rewind
+
+        app = self.app
+        if app.turn_running:
+            app.say("Wait for the running turn to finish (or press Esc), then /rewind.", "error")
+            return
+
+        def chosen(choice: RewindChoice | None) -> None:
+            if choice is not None:
+                app.run_worker(apply_rewind(app, choice), group="rewind")
+
+        app.push_screen(RewindScreen(points, app.session.rewind_preview), chosen)
 
 
 async def run_slash(app: NerveApp, name: str, args: str) -> None:

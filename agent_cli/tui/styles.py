@@ -35,4 +35,8 @@ PermissionScreen { align: center middle; }
 ResumeScreen { align: center middle; }
 #resume-box { width: 90%; height: 80%; border: round $primary; background: $panel; padding: 0 1; }
 #resume-list { height: 1fr; }
+RewindScreen { align: center middle; }
+#rewind-box { width: 90%; height: auto; max-height: 90%; border: round $warning; background: $panel; padding: 0 1; }
+#rewind-summary { margin: 1 0; }
+#rewind-list { height: auto; max-height: 20; }
 """

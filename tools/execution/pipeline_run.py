@@ -20,6 +20,7 @@ from tools.execution.budget import (
     preview_text,
     result_limit,
 )
+from tools.execution.file_watch import FileWatch, file_watch
 from tools.execution.pipeline_types import CallState, system_reminder, until_abort
 from tools.result import ContentBlock
 from tools.telemetry import TelemetryEvent, emit
@@ -53,9 +54,28 @@ async def execute(state: CallState) -> None:
         except Exception:
             pass  # a UI failure must not fail the tool
 
-    result = await until_abort(tool.call(state.parsed, ctx, progress), ctx.abort)
+    watch = file_watch(ctx)
+    token = await _before(watch, state) if watch is not None else None
+    try:
+        result = await until_abort(tool.call(state.parsed, ctx, progress), ctx.abort)
+    finally:
+        if watch is not None and token is not None:
+            try:
+                await watch.after_call(token)
+            except Exception:
+                pass  # checkpoints are a convenience: never the reason a call fails
     state.result = result
     state.is_error = bool(result.is_error)
+
+
+async def _before(watch: FileWatch, state: CallState) -> object | None:
+    """The file watcher's look before the call (``file_watch``); its failure is not the call's."""
+    tool = state.tool
+    assert tool is not None
+    try:
+        return await watch.before_call(tool, state.parsed, state.hook_input(), state.ctx)
+    except Exception:
+        return None
 
 
 async def budget_result(state: CallState) -> None:

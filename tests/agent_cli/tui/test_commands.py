@@ -159,6 +159,8 @@ async def test_slash_completion(session: FakeSession, make_app: Any) -> None:
         assert not app.completion_list.display
         app.prompt_input.clear()
         await pilot.press("/", "c", "o")
+        assert [c.value for c in app.completion_list.items] == ["/compact ", "/context ", "/cost "]
+        await pilot.press("s")
         assert [c.value for c in app.completion_list.items] == ["/cost "]
         await pilot.press("enter")  # Enter takes the completion and runs it
         await pilot.pause(0.02)

@@ -1,0 +1,182 @@
+"""The context half of ``SessionPort``: ``/compact``, ``/context`` and ``/rewind``.
+
+``SessionContextOps`` is a mixin of ``AgentSession``, like ``SessionAdmin``. Compaction itself is
+the loop's (``agent_cli.loop.compaction``); checkpoints are ``agent_cli.loop.checkpoints``:
+``wire_checkpoints`` gives a session a store (at start, after ``/clear`` and ``/resume``), filled
+from the transcript when resuming.
+
+A rewind to a prompt restores the conversation (everything from that prompt on goes; a
+``system`` ``rewind`` record tells a later resume the same), the files (each back to its state
+before that prompt), or both.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.loop.checkpoints import BLOB_DIR, CheckpointStore, FileChange
+from agent_cli.loop.context_policy import ContextPolicy
+from agent_cli.loop.context_usage import ContextUsage, context_usage
+from agent_cli.loop.events import AgentEvent
+from agent_cli.loop.messages import text_of
+from tools.execution.file_watch import FILE_WATCH_KEY
+
+if TYPE_CHECKING:
+    from agent_cli.loop.agent_loop import AgentLoop
+    from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
+
+__all__ = [
+    "RewindPoint",
+    "RewindPreview",
+    "RewindResult",
+    "SessionContextOps",
+    "context_policy",
+    "wire_checkpoints",
+    "wire_context",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RewindPoint:
+    """A prompt of the conversation ``/rewind`` can return to."""
+
+    message_id: str
+    text: str
+    index: int  # of the prompt in the conversation
+
+
+@dataclass(frozen=True, slots=True)
+class RewindPreview:
+    """What a rewind to one prompt would change, before it happens."""
+
+    message_id: str
+    messages_removed: int
+    files: tuple[FileChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RewindResult:
+    prompt: str  # the prompt's text (the TUI puts it back in the input)
+    messages_removed: int
+    files: tuple[FileChange, ...]
+    errors: tuple[str, ...]
+
+
+def context_policy(settings: Any) -> tuple[ContextPolicy, list[str]]:
+    """The auto-compaction policy from loaded settings (``config.LoadedSettings``)."""
+    return ContextPolicy.from_settings(settings.merged.extras(), settings.env)
+
+
+def wire_checkpoints(
+    loop: AgentLoop,
+    transcript: TranscriptWriter | None,
+    reader: TranscriptReader | None = None,
+) -> CheckpointStore:
+    """A checkpoint store for ``loop``'s session: blobs beside the transcript (a temp dir
+    when nothing is recorded), snapshots recorded through the loop's recorder."""
+    if transcript is not None:
+        blob_dir = transcript.session_dir / BLOB_DIR
+    else:
+        blob_dir = Path(tempfile.mkdtemp(prefix="nerve-file-history-"))
+
+    def roots() -> list[Path]:
+        perms = loop.ctx.permissions
+        return [perms.cwd, *perms.additional_dirs]
+
+    store = CheckpointStore(
+        blob_dir,
+        roots,
+        record=lambda payload: loop.recorder.meta("file-history-snapshot", **payload),
+    )
+    if reader is not None:
+        store.load(reader.checkpoint_order, reader.file_history)
+    loop.checkpoints = store
+    loop.ctx.state.shared[FILE_WATCH_KEY] = store
+    return store
+
+
+def wire_context(session: Any, settings: Any, reader: TranscriptReader | None) -> None:
+    """At build: the compaction policy from settings (its warnings join the session's) and
+    the checkpoint store (filled from the transcript when resuming)."""
+    policy, warnings = context_policy(settings)
+    session.loop.compaction.policy = policy
+    session.warnings += warnings
+    wire_checkpoints(session.loop, session.transcript, reader)
+
+
+class SessionContextOps:
+    """``/compact``, ``/context`` and ``/rewind`` over ``self.loop``."""
+
+    loop: AgentLoop
+    model: str
+    transcript: TranscriptWriter | None
+
+    def compact(self, instructions: str = "") -> AsyncIterator[AgentEvent]:
+        """``/compact [instructions]``: the loop's compaction, as events (Esc: ``abort``)."""
+        return self.loop.compact(instructions)
+
+    def context_usage(self) -> ContextUsage:
+        loop = self.loop
+        return context_usage(
+            model=loop.model_name,
+            policy=loop.compaction.policy,
+            system_prompt=loop.system_prompt,
+            tools=loop.tools,
+            loaded_deferred=loop.ctx.options.loaded_deferred,
+            messages=loop.messages,
+            total=loop.compaction.tokens(loop),
+            measured=loop.compaction.meter.measured,
+        )
+
+    def conversation_messages(self) -> list[dict[str, Any]]:
+        """The conversation as it stands (the TUI redraws it after a rewind)."""
+        return list(self.loop.messages)
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The prompts of the conversation, oldest first."""
+        return [
+            RewindPoint(str(m["_uuid"]), text_of(m) or str(m.get("content", "")), i)
+            for i, m in enumerate(self.loop.messages)
+            if m.get("role") == "user" and m.get("_uuid")
+        ]
+
+    def rewind_preview(self, message_id: str) -> RewindPreview:
+        index = self._prompt_index(message_id)
+        store = self.loop.checkpoints
+        files = tuple(store.plan(message_id)) if store is not None else ()
+        return RewindPreview(message_id, len(self.loop.messages) - index, files)
+
+    def rewind(self, message_id: str, *, conversation: bool, files: bool) -> RewindResult:
+        """Return to before the prompt ``message_id``: its conversation, its files, or both."""
+        loop = self.loop
+        index = self._prompt_index(message_id)
+        prompt = text_of(loop.messages[index]) or str(loop.messages[index].get("content", ""))
+        changes: tuple[FileChange, ...] = ()
+        errors: list[str] = []
+        store = loop.checkpoints
+        if files and store is not None:
+            changes = tuple(store.plan(message_id))
+            errors = store.apply(message_id, changes)
+            for change in changes:
+                loop.ctx.state.read_files.forget(Path(change.path))
+        removed = 0
+        if conversation:
+            from tools.builtin.todo import restore_todos
+
+            removed = len(loop.messages) - index
+            del loop.messages[index:]
+            if self.transcript is not None:
+                self.transcript.system("rewind", "Conversation rewound", rewindTo=message_id)
+            loop.compaction.meter.reset()
+            restore_todos(loop.ctx.state.shared, loop.messages)
+        return RewindResult(prompt, removed, changes, tuple(errors))
+
+    def _prompt_index(self, message_id: str) -> int:
+        for i, m in enumerate(self.loop.messages):
+            if m.get("_uuid") == message_id:
+                return i
+        raise ValueError(f"no prompt {message_id!r} in this conversation")
