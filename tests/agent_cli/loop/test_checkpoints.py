@@ -171,3 +171,29 @@ async def test_a_read_only_bash_command_scans_nothing(project: Path) -> None:
         assert not store._cache._entries  # no pre-scan filled the cache
         await session.close()
         server.assert_done()
+
+
+async def test_a_notebook_edit_is_checkpointed_too(project: Path) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(1)", id="cell-1")]
+    path = project / "n.ipynb"
+    nbformat.write(nb, str(path))
+    original = path.read_bytes()
+    edit = {"notebook_path": str(path), "cell_id": "cell-1", "new_source": "print(2)"}
+    scenario = Scenario.of(
+        Turn([tool_use("Read", {"file_path": str(path)})]),
+        Turn([tool_use("NotebookEdit", edit)]),
+        Turn([text("edited")]),
+    )
+    with ScriptedServer(scenario) as server:
+        session = open_session(server, project, **BYPASS)
+        events = await collect(session.run_turn("edit the notebook"))
+        assert not [e for e in events if isinstance(e, ToolFinished) and e.is_error]
+        assert "print(2)" in path.read_text()
+        (point,) = session.rewind_points()
+        session.rewind(point.message_id, conversation=False, files=True)
+        assert path.read_bytes() == original
+        await session.close()
+        server.assert_done()
