@@ -154,8 +154,11 @@ class Compaction:
     # -- the step before each request ----------------------------------------------------
 
     async def check_budget(self, host: CompactionHost, emit: Emit) -> bool:
-        """Clear old tool results, then compact, when over the threshold. False: cancelled."""
-        host.budget.enforce(host.messages)
+        """Clear old tool results, then compact, when over the threshold. False: cancelled.
+
+        Runs before the conversation budget persists big results (``_stream_request``): a
+        result cleared here is never written to disk for nothing.
+        """
         tokens = self.tokens(host)
         threshold = self.policy.threshold(host.model_name)
         if tokens <= threshold:
@@ -365,6 +368,8 @@ class Compaction:
         todos = _todo_text(host.ctx)
         if todos:
             reminders.append(todos)
+            # The list itself, for a resume: the TodoWrite calls it came from are summarised.
+            rec.meta("todo-list", todos=_current_todos(host.ctx))
         for text in reminders:
             reminder = system_reminder(text, ephemeral=False)
             messages.append(reminder)
@@ -414,10 +419,14 @@ def _api_tools(host: CompactionHost) -> list[dict[str, Any]]:
     return tools_for_api(host.tools, host.ctx.options.loaded_deferred)
 
 
-def _todo_text(ctx: ToolUseContext) -> str:
+def _current_todos(ctx: ToolUseContext) -> list[dict[str, Any]]:
     from tools.builtin.todo import current_todos
 
-    items = current_todos(ctx)
+    return current_todos(ctx)
+
+
+def _todo_text(ctx: ToolUseContext) -> str:
+    items = _current_todos(ctx)
     if not items:
         return ""
     lines = [f"- [{t.get('status', 'pending')}] {t.get('content', '')}" for t in items]

@@ -270,8 +270,8 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         self.warnings += reader.warnings
         self.loop.messages[:] = repair_for_resume(reader, self.transcript)
         self.loop.compaction.meter.reset()
-        wire_checkpoints(self.loop, self.transcript, reader)
         restore_todos(self.ctx.state.shared, self.loop.messages)
+        wire_checkpoints(self.loop, self.transcript, reader)  # after: a compaction's todo list
         self._start_source = "resume"
         return list(self.loop.messages)
 

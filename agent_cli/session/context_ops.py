@@ -94,9 +94,20 @@ def wire_checkpoints(
     )
     if reader is not None:
         store.load(reader.checkpoint_order, reader.file_history)
+        _restore_compacted_todos(loop, reader)
     loop.checkpoints = store
     loop.ctx.state.shared[FILE_WATCH_KEY] = store
     return store
+
+
+def _restore_compacted_todos(loop: AgentLoop, reader: TranscriptReader) -> None:
+    """A compacted conversation has no TodoWrite call left to restore the list from; the
+    compaction recorded the list instead."""
+    from tools.builtin.todo import OWNER_KEY, STATE_KEY, todos_from_messages
+
+    if reader.todos and todos_from_messages(loop.messages) is None:
+        loop.ctx.state.shared[STATE_KEY] = [dict(t) for t in reader.todos]
+        loop.ctx.state.shared[OWNER_KEY] = None
 
 
 def wire_context(session: Any, settings: Any, reader: TranscriptReader | None) -> None:

@@ -168,6 +168,7 @@ def apply_system(reader: Any, rec: dict[str, Any]) -> bool:
         reader.prompts.clear()
         reader.checkpoint_order.clear()
         reader.file_history.clear()
+        reader.todos = None
         return True
     if subtype == "rewind":
         target = rec.get("rewindTo")

@@ -59,6 +59,7 @@ KNOWN_TYPES = ENVELOPE_TYPES | {
     "summary",
     "session-meta",
     "file-history-snapshot",
+    "todo-list",
 }
 
 
@@ -353,6 +354,7 @@ class TranscriptReader:
     prompts: dict[str, int] = field(default_factory=dict)  # prompt uuid -> index in messages
     checkpoint_order: list[str] = field(default_factory=list)
     file_history: dict[str, dict[str, Any]] = field(default_factory=dict)
+    todos: list[dict[str, Any]] | None = None  # the todo list a compaction recorded
 
     @classmethod
     def load(cls, path: Path) -> TranscriptReader:
@@ -404,6 +406,8 @@ class TranscriptReader:
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "file-history-snapshot":
                 add_file_history(r, rec)
+            elif kind == "todo-list" and isinstance(rec.get("todos"), list):
+                r.todos = [t for t in rec["todos"] if isinstance(t, dict)]
             elif kind == "permission-mode":
                 r.permission_mode = _str_or_none(rec.get("mode")) or r.permission_mode
             elif kind == "session-rule":

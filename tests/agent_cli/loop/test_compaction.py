@@ -331,3 +331,48 @@ async def test_a_bad_autocompact_setting_is_reported(
 class _NoModel:
     async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("no model call expected")
+
+
+async def test_files_read_and_the_todo_list_come_back_after_compaction_and_resume(
+    project: Path,
+) -> None:
+    notes = project / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    todos = {
+        "todos": [
+            {"content": "write parser", "status": "completed", "activeForm": "Writing parser"},
+            {"content": "test parser", "status": "in_progress", "activeForm": "Testing parser"},
+        ]
+    }
+    from agent_cli.testing import tool_use
+
+    scenario = Scenario.of(
+        Turn([tool_use("Read", {"file_path": str(notes)}), tool_use("TodoWrite", todos)]),
+        Turn([text("read and planned")]),
+        summary_turn(),
+        Turn(
+            [text("after")],
+            match=Match(
+                predicate=lambda b: (
+                    "Files you read before the conversation was compacted"
+                    in json.dumps(b["messages"])
+                    and "1\\talpha" in json.dumps(b["messages"])
+                    and "[in_progress] test parser" in json.dumps(b["messages"])
+                )
+            ),
+        ),
+    )
+    with ScriptedServer(scenario) as server:
+        session = open_session(server, project, permission_mode="bypassPermissions")
+        await collect(session.run_turn("read notes and plan"))
+        assert _stages(await collect(session.compact())) == ["started", "done"]
+        # Re-attached files count as read: an Edit needs no new Read.
+        assert [r.path.name for r in session.ctx.state.read_files.records()] == ["notes.txt"]
+        assert (await collect(session.run_turn("go on")))[-1].result_text == "after"
+        sid = session.session_id
+        await session.close()
+        server.assert_done()
+    with ScriptedServer(Scenario.of()) as server:
+        resumed = open_session(server, project, resume=sid)
+        assert [t["content"] for t in resumed.todos()] == ["write parser", "test parser"]
+        await resumed.close()
