@@ -150,5 +150,5 @@ class SessionAdmin:
         return notes
 
     def _context_tokens(self) -> int:
-        chars = sum(len(str(m.get("content", ""))) for m in self.loop.messages)
-        return chars // 4
+        """The figure compaction acts on (the API's last count plus an estimate)."""
+        return self.loop.compaction.tokens(self.loop)

@@ -115,6 +115,10 @@ class TuiSlashHost:
         return None if code == 0 else f"{editor} exited with status {code}"
 
     async def stream(self, events: AsyncIterator[Any]) -> None:
+        if self.app.turn_running:
+            await events.aclose()  # type: ignore[attr-defined]  # never started: nothing runs
+            self.app.say("Wait for the running turn to finish (or press Esc), then retry.", "error")
+            return
         self.app.run_events(events)
 
     async def choose_rewind(self, points: list[Any]) -> None:

@@ -126,3 +126,20 @@ async def test_rewind_picker_esc_goes_back_then_out_without_changes(
         await wait_for(pilot, lambda: not isinstance(app.screen, RewindScreen), timeout=5)
         assert len(app.session.loop.messages) == 2
     server.assert_done()
+
+
+async def test_compact_during_a_turn_is_refused_and_the_turn_goes_on(
+    project: Path, serve: Any
+) -> None:
+    server = serve(Scenario.of(Turn([text("slow answer")], holds={0: "answer"})))
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "hello")
+        await wait_for(pilot, lambda: app.turn_running, timeout=15)
+        await _send(pilot, "/compact")
+        await wait_for(pilot, lambda: any("Wait for the running turn" in n for n in _notices(app)))
+        server.gate("answer").set()
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        assert not app.query(CompactLine)
+        assert [m["role"] for m in app.session.loop.messages] == ["user", "assistant"]
+    server.assert_done()
