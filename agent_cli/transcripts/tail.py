@@ -2,11 +2,11 @@
 and the records that shape the conversation: boundaries, rewinds, prompts, checkpoints.
 
 The conversation of a compacted session starts at its last boundary, so a resume need not parse
-what came before. ``find_last_boundary`` searches the file backwards, a block at a time, for the
+what came before. ``find_last_boundary`` searches a memory map of the file backwards for the
 boundary's bytes and checks each hit is a real boundary record. Before it, only the session's
-state records matter (permission mode, session rules, tasks, title); ``prefix_state_records``
-parses just the lines that can be one: short lines that name a state type, and long lines that
-start with one (Nerve writes ``type`` first).
+state records matter (permission mode, session rules, tasks, title, read files):
+``prefix_state`` finds them the same way, by their ``"type":"<kind>"`` bytes, and parses only
+those lines.
 
 The reader hands each boundary, rewind, prompt and ``file-history-snapshot`` record to the
 functions at the end (``apply_system``, ``mark_prompt``, ``add_file_history``): a boundary starts
@@ -18,7 +18,8 @@ cuts it back to before the prompt it names; a prompt's uuid is kept in ``reader.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import mmap
+import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,7 +29,7 @@ __all__ = [
     "apply_system",
     "find_last_boundary",
     "mark_prompt",
-    "prefix_state_records",
+    "prefix_state",
 ]
 
 STATE_TYPES = (
@@ -40,97 +41,81 @@ STATE_TYPES = (
     "read-file-state",
 )
 _NEEDLE = b'"compact_boundary"'
-_BLOCK = 1 << 20
-_STEP = 1 << 16
-_SHORT_LINE = 4096
-_HEAD = 256
-_MARKERS = tuple(f'"type":"{t}"'.encode() for t in STATE_TYPES)
+_STATE_PATTERN = re.compile(
+    b'"type":"(?:' + "|".join(re.escape(t) for t in STATE_TYPES).encode() + b')"'
+)
+# Records of which only the last one before the boundary counts (each is a whole snapshot).
+_LAST_ONLY = frozenset({"permission-mode", "read-file-state", "custom-title", "summary"})
 
 
-def _line_around(fh: BinaryIO, offset: int, size: int) -> tuple[int, bytes]:
+def _mapped(fh: BinaryIO) -> mmap.mmap | None:
+    try:
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (ValueError, OSError):  # an empty file cannot be mapped
+        return None
+
+
+def _line_at(mm: mmap.mmap, offset: int) -> tuple[int, bytes]:
     """The start offset and bytes of the line holding byte ``offset``."""
-    start = offset
-    while start > 0:
-        lo = max(0, start - _STEP)
-        fh.seek(lo)
-        chunk = fh.read(start - lo)
-        nl = chunk.rfind(b"\n")
-        if nl >= 0:
-            start = lo + nl + 1
-            break
-        start = lo
-    end = offset
-    while end < size:
-        fh.seek(end)
-        chunk = fh.read(_STEP)
-        nl = chunk.find(b"\n")
-        if nl >= 0:
-            end += nl
-            break
-        end += len(chunk)
-        if not chunk:
-            break
-    fh.seek(start)
-    return start, fh.read(end - start)
+    start = mm.rfind(b"\n", 0, offset) + 1
+    end = mm.find(b"\n", offset)
+    return start, mm[start : end if end >= 0 else len(mm)]
 
 
-def _is_boundary(line: bytes) -> bool:
+def _record(line: bytes) -> dict[str, Any] | None:
     try:
         rec = json.loads(line)
     except (ValueError, RecursionError):
-        return False
-    return (
-        isinstance(rec, dict)
-        and rec.get("type") == "system"
-        and (rec.get("subtype") == "compact_boundary")
-    )
+        return None
+    return rec if isinstance(rec, dict) and isinstance(rec.get("type"), str) else None
+
+
+def _is_boundary(line: bytes) -> bool:
+    rec = _record(line)
+    return rec is not None and rec["type"] == "system" and rec.get("subtype") == "compact_boundary"
 
 
 def find_last_boundary(path: Path) -> int:
-    """The byte offset where the last compact_boundary record's line starts; 0 if none."""
+    """The byte offset where the last compact_boundary record's line starts; 0 if none.
+
+    The search runs over a memory map from the end, so a file without a boundary costs one
+    pass of ``rfind``, not a parse."""
     with open(path, "rb") as fh:
-        size = fh.seek(0, 2)
-        end = size
-        while end > 0:
-            start = max(0, end - _BLOCK)
-            fh.seek(start)
-            # A little past ``end``, so a hit cut by the block edge is still found.
-            block = fh.read(end - start + len(_NEEDLE))
-            pos = block.rfind(_NEEDLE)
-            while pos >= 0:
-                line_start, line = _line_around(fh, start + pos, size)
+        mm = _mapped(fh)
+        if mm is None:
+            return 0
+        with mm:
+            end = len(mm)
+            while (hit := mm.rfind(_NEEDLE, 0, end)) >= 0:
+                start, line = _line_at(mm, hit)
                 if _is_boundary(line):
-                    return line_start
-                pos = block.rfind(_NEEDLE, 0, pos)
-            end = start
+                    return start
+                end = hit
     return 0
 
 
-def _maybe_state(raw: bytes) -> bool:
-    if len(raw) <= _SHORT_LINE:
-        return any(m in raw for m in _MARKERS)
-    head = raw[:_HEAD]
-    return any(m in head for m in _MARKERS)
-
-
-def prefix_state_records(path: Path, end: int) -> Iterator[dict[str, Any]]:
-    """The state records before byte ``end``, and the file's first record (its session id)."""
+def prefix_state(path: Path, end: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The file's first record (it names the session) and the state records before byte
+    ``end`` in file order (one pass over the bytes; only the lines found are parsed): every
+    session rule and task list, only the last of the snapshot types (``_LAST_ONLY``)."""
     with open(path, "rb") as fh:
-        pos = 0
-        first = True
-        for raw in fh:
-            pos += len(raw)
-            if pos > end:
-                break
-            if not (first or _maybe_state(raw)):
-                continue
-            first = False
-            try:
-                rec = json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(rec, dict) and isinstance(rec.get("type"), str):
-                yield rec
+        mm = _mapped(fh)
+        if mm is None:
+            return None, []
+        with mm:
+            lines: dict[int, bytes] = {}
+            for hit in _STATE_PATTERN.finditer(mm, 0, end):
+                start, line = _line_at(mm, hit.start())
+                lines[start] = line
+            _, first = _line_at(mm, 0)
+    records = [rec for _, line in sorted(lines.items()) if (rec := _record(line)) is not None]
+    last = {rec["type"]: i for i, rec in enumerate(records) if rec["type"] in _LAST_ONLY}
+    kept = [
+        rec
+        for i, rec in enumerate(records)
+        if rec["type"] in STATE_TYPES and last.get(rec["type"], i) == i
+    ]
+    return _record(first), kept
 
 
 def _str(value: Any) -> str | None:

@@ -364,12 +364,11 @@ class TranscriptReader:
         the session's state records are parsed.
         """
         from agent_cli.transcripts.tail import (
-            STATE_TYPES,
             add_file_history,
             apply_system,
             find_last_boundary,
             mark_prompt,
-            prefix_state_records,
+            prefix_state,
         )
 
         r = cls(path)
@@ -379,8 +378,7 @@ class TranscriptReader:
         start = find_last_boundary(path)
         records = read_records(path, r.warnings, start)
         if start:
-            state = [x for x in prefix_state_records(path, start) if x["type"] in STATE_TYPES]
-            first = next(prefix_state_records(path, start), None)
+            first, state = prefix_state(path, start)
             r.session_id = _str_or_none((first or {}).get("sessionId"))
             records = itertools.chain(state, records)
         for rec in records:

@@ -1,0 +1,85 @@
+"""Resume from the last compact_boundary: found from the end, false hits refused, state kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_cli.session.resume import repair_for_resume
+from agent_cli.transcripts.tail import find_last_boundary, prefix_state
+from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
+
+
+def _writer(tmp_path: Path) -> TranscriptWriter:
+    return TranscriptWriter(tmp_path / "s.jsonl", session_id="sess", cwd=tmp_path)
+
+
+def _boundary(w: TranscriptWriter, summary: str) -> None:
+    w.system(
+        "compact_boundary",
+        "Conversation compacted",
+        parentUuid=None,
+        logicalParentUuid=w.last_uuid,
+        compactMetadata={"trigger": "manual", "preTokens": 1234},
+    )
+    w.user({"role": "user", "content": summary}, isCompactSummary=True)
+
+
+def test_no_boundary_reads_everything(tmp_path: Path) -> None:
+    w = _writer(tmp_path)
+    w.user({"role": "user", "content": "hi"})
+    w.close()
+    assert find_last_boundary(w.path) == 0
+    assert TranscriptReader.load(w.path).compacted is False
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert find_last_boundary(empty) == 0
+
+
+def test_the_last_real_boundary_wins_and_look_alikes_do_not_count(tmp_path: Path) -> None:
+    w = _writer(tmp_path)
+    w.meta("session-rule", behavior="allow", rule="Bash(ls:*)")
+    w.meta("permission-mode", mode="acceptEdits")
+    w.user({"role": "user", "content": "old prompt"})
+    _boundary(w, "first summary")
+    w.meta("session-rule", behavior="allow", rule="Bash(git:*)")
+    w.meta("session-rule", behavior="allow", rule="Bash(ls:*)", action="remove")
+    w.user({"role": "user", "content": "middle prompt"})
+    _boundary(w, "second summary")
+    offset = w.path.stat().st_size
+    # After the real last boundary: things that contain its bytes but are not boundaries.
+    tool = {"type": "tool_use", "id": "t1", "name": "Write"}
+    tool["input"] = {"type": "system", "subtype": "compact_boundary"}
+    w.assistant({"role": "assistant", "content": [tool]})
+    w.user({"role": "user", "content": 'quoting {"subtype":"compact_boundary"} here'})
+    w.close()
+    with open(w.path, "ab") as fh:
+        fh.write(b'{"type":"system","subtype":"compact_boundary","torn')  # a torn last line
+    start = find_last_boundary(w.path)
+    assert 0 < start < offset
+    assert json.loads(w.path.read_bytes()[start:].split(b"\n")[0])["compactMetadata"]
+    r = TranscriptReader.load(w.path)
+    assert r.compacted and r.session_id == "sess"
+    assert r.messages[0]["content"] == "second summary"
+    assert "middle prompt" not in json.dumps(r.messages)
+    assert r.permission_mode == "acceptEdits"
+    assert r.session_rules == [{"behavior": "allow", "rule": "Bash(git:*)"}]
+    messages = repair_for_resume(r, None)
+    assert messages[0]["content"] == "second summary"
+
+
+def test_prefix_state_parses_only_state_lines_and_keeps_the_last_snapshot(tmp_path: Path) -> None:
+    w = _writer(tmp_path)
+    w.user({"role": "user", "content": "first"})
+    for i in range(3):
+        w.meta("read-file-state", files=[{"path": f"/f{i}", "content_hash": "h", "mtime_ns": i}])
+        w.meta("background-tasks", tasks=[{"task_id": f"b{i}", "status": "done"}])
+        w.user({"role": "user", "content": 'mentions "type":"session-rule" in passing'})
+    end = w.path.stat().st_size
+    w.meta("permission-mode", mode="plan")  # after ``end``: not part of the prefix
+    w.close()
+    first, state = prefix_state(w.path, end)
+    assert first is not None and first["message"]["content"] == "first"
+    kinds = [r["type"] for r in state]
+    assert kinds == ["background-tasks", "background-tasks", "read-file-state", "background-tasks"]
+    assert state[2]["files"][0]["path"] == "/f2"
