@@ -139,7 +139,8 @@ def test_400_after_tools_ran_ends_clearly_and_continue_goes_on(harness: Harness)
         Turn([tool_use("Bash", {"command": "echo ran >> r.txt"}, id="t_a")]),
         Turn(
             [text("never")],
-            faults=[http_error(400, "invalid_request_error", "prompt is too long")],
+            # Not "prompt is too long": that one compacts and asks again (test_compaction).
+            faults=[http_error(400, "invalid_request_error", "messages: content is invalid")],
         ),
     )
     args = ["--output-format", "json", "--permission-mode", "acceptEdits"]
@@ -147,7 +148,7 @@ def test_400_after_tools_ran_ends_clearly_and_continue_goes_on(harness: Harness)
     out = _lines(run.stdout)
     assert len(out) == 1 and out[0]["type"] == "result", run.stdout
     assert run.rc == 1 and out[0]["is_error"] is True
-    assert any("prompt is too long" in e for e in out[0]["errors"])
+    assert any("content is invalid" in e for e in out[0]["errors"])
     assert "Traceback" not in run.stderr and marker.read_text() == "ran\n"
     second = Scenario.of(Turn([text("picked up")], match=Match(contains_text="go on")))
     again = harness.run(["-p", "go on", "--continue", *args], second)
