@@ -104,7 +104,7 @@ async def _checkpoint_cost(project: Path, store: CheckpointStore, first: bool) -
         if first:
             store.begin_turn(f"turn-{i}")
         t = time.perf_counter_ns()
-        await store.before_call(edit_tool, parsed, inp, ctx)
+        await store.before_call(edit_tool, parsed, lambda: inp, ctx)
         times.append(time.perf_counter_ns() - t)
     return statistics.median(times) / 1e6
 

@@ -138,14 +138,18 @@ class CheckpointStore:
     # -- the pipeline's watcher ----------------------------------------------------------
 
     async def before_call(
-        self, tool: Tool[Any], parsed: Any, tool_input: dict[str, Any], ctx: ToolUseContext
+        self,
+        tool: Tool[Any],
+        parsed: Any,
+        tool_input: Callable[[], dict[str, Any]],
+        ctx: ToolUseContext,
     ) -> object | None:
         if self._current is None:
             return None
         self._notify = ctx.callbacks.notify  # warnings reach the UI of the running call
         field = EDIT_TOOLS.get(tool.name)
         if field is not None:
-            raw = tool_input.get(field)
+            raw = tool_input().get(field)
             if isinstance(raw, str) and raw:
                 path = os.path.realpath(os.path.join(str(ctx.cwd), os.path.expanduser(raw)))
                 await self._backup_before_edit(path)

@@ -11,6 +11,7 @@ save a checkpoint (a full disk) warns through ``ctx.callbacks.notify`` and lets 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -26,10 +27,15 @@ class FileWatch(Protocol):
     """Told about every call that runs; decides itself which calls matter."""
 
     async def before_call(
-        self, tool: Tool[Any], parsed: Any, tool_input: dict[str, Any], ctx: ToolUseContext
+        self,
+        tool: Tool[Any],
+        parsed: Any,
+        tool_input: Callable[[], dict[str, Any]],
+        ctx: ToolUseContext,
     ) -> object | None:
-        """Before ``tool.call`` with the parsed input and its backfilled dict (absolute paths);
-        the returned token (None: nothing to do) goes to ``after_call``."""
+        """Before ``tool.call`` with the parsed input; ``tool_input()`` gives its backfilled
+        dict (absolute paths), built only if asked for. The returned token (None: nothing to
+        do) goes to ``after_call``."""
         ...
 
     async def after_call(self, token: object) -> None: ...

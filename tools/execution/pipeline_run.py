@@ -73,7 +73,7 @@ async def _before(watch: FileWatch, state: CallState) -> object | None:
     tool = state.tool
     assert tool is not None
     try:
-        return await watch.before_call(tool, state.parsed, state.hook_input(), state.ctx)
+        return await watch.before_call(tool, state.parsed, state.hook_input, state.ctx)
     except Exception:
         return None
 
