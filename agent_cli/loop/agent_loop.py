@@ -310,6 +310,8 @@ class AgentLoop:
                 raise
             emit(Notice("The conversation is too long for the model: compacting it.", "warning"))
             outcome = await self.compaction.compact(self, "auto", None, emit, too_long=True)
+            if outcome.stage == "cancelled":  # Esc while compacting: the turn was interrupted
+                return AssistantTurn(content=[], stop_reason=None, aborted=True)
             if not outcome.compacted:
                 raise
             return await self._stream_request(executor, emit)

@@ -376,3 +376,27 @@ async def test_files_read_and_the_todo_list_come_back_after_compaction_and_resum
         resumed = open_session(server, project, resume=sid)
         assert [t["content"] for t in resumed.todos()] == ["write parser", "test parser"]
         await resumed.close()
+
+
+async def test_esc_while_compacting_for_a_too_long_prompt_interrupts_the_turn(
+    project: Path,
+) -> None:
+    too_long = http_error(400, "invalid_request_error", "prompt is too long: 212345 tokens")
+    scenario = Scenario.of(
+        Turn([text("first answer")]),
+        Turn([text(SUMMARY)], faults=[too_long], holds={0: "summary"}),
+    )
+    with ScriptedServer(scenario) as server:
+        session = open_session(server, project)
+        await collect(session.run_turn("first question"))
+        events = []
+        async for event in session.run_turn("second question"):
+            events.append(event)
+            if isinstance(event, CompactProgress) and event.stage == "started":
+                session.abort()
+        server.gate("summary").set()
+        assert _stages(events)[-1] == "cancelled"
+        finished = events[-1]
+        assert finished.stop_reason == "aborted" and not finished.is_error
+        assert not [e for e in events if isinstance(e, ErrorEvent)]
+        await session.close()
