@@ -2,7 +2,7 @@
 and the records that shape the conversation: boundaries, rewinds, prompts, checkpoints.
 
 The conversation of a compacted session starts at its last boundary, so a resume need not parse
-what came before. ``find_last_boundary`` searches a memory map of the file backwards for the
+what came before. ``find_last_boundary`` searches the file backwards, a block at a time, for the
 boundary's bytes and checks each hit is a real boundary record. Before it, only the session's
 state records matter (permission mode, session rules, tasks, title, read files):
 ``prefix_state`` finds them the same way, by their ``"type":"<kind>"`` bytes, and parses only
@@ -18,7 +18,6 @@ cuts it back to before the prompt it names; a prompt's uuid is kept in ``reader.
 from __future__ import annotations
 
 import json
-import mmap
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -41,6 +40,8 @@ STATE_TYPES = (
     "read-file-state",
 )
 _NEEDLE = b'"compact_boundary"'
+_BLOCK = 4 << 20
+_STEP = 1 << 16
 _STATE_PATTERN = re.compile(
     b'"type":"(?:' + "|".join(re.escape(t) for t in STATE_TYPES).encode() + b')"'
 )
@@ -48,18 +49,26 @@ _STATE_PATTERN = re.compile(
 _LAST_ONLY = frozenset({"permission-mode", "read-file-state", "custom-title", "summary"})
 
 
-def _mapped(fh: BinaryIO) -> mmap.mmap | None:
-    try:
-        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (ValueError, OSError):  # an empty file cannot be mapped
-        return None
-
-
-def _line_at(mm: mmap.mmap, offset: int) -> tuple[int, bytes]:
-    """The start offset and bytes of the line holding byte ``offset``."""
-    start = mm.rfind(b"\n", 0, offset) + 1
-    end = mm.find(b"\n", offset)
-    return start, mm[start : end if end >= 0 else len(mm)]
+def _line_at(fh: BinaryIO, offset: int) -> tuple[int, bytes]:
+    """The start offset and bytes of the line holding byte ``offset`` (read around it)."""
+    start = offset
+    while start > 0:
+        lo = max(0, start - _STEP)
+        fh.seek(lo)
+        nl = fh.read(start - lo).rfind(b"\n")
+        if nl >= 0:
+            start = lo + nl + 1
+            break
+        start = lo
+    fh.seek(start)
+    parts = []
+    while chunk := fh.read(_STEP):
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            parts.append(chunk[:nl])
+            break
+        parts.append(chunk)
+    return start, b"".join(parts)
 
 
 def _record(line: bytes) -> dict[str, Any] | None:
@@ -78,36 +87,41 @@ def _is_boundary(line: bytes) -> bool:
 def find_last_boundary(path: Path) -> int:
     """The byte offset where the last compact_boundary record's line starts; 0 if none.
 
-    The search runs over a memory map from the end, so a file without a boundary costs one
-    pass of ``rfind``, not a parse."""
+    Blocks are read from the end and searched with ``rfind``: a file without a boundary costs
+    one read of its bytes, not a parse, and memory stays at one block."""
     with open(path, "rb") as fh:
-        mm = _mapped(fh)
-        if mm is None:
-            return 0
-        with mm:
-            end = len(mm)
-            while (hit := mm.rfind(_NEEDLE, 0, end)) >= 0:
-                start, line = _line_at(mm, hit)
+        end = fh.seek(0, 2)
+        while end > 0:
+            lo = max(0, end - _BLOCK)
+            fh.seek(lo)
+            block = fh.read(end - lo + len(_NEEDLE) - 1)  # a hit across ``end`` is found too
+            pos = len(block)
+            while (pos := block.rfind(_NEEDLE, 0, pos)) >= 0:
+                start, line = _line_at(fh, lo + pos)
                 if _is_boundary(line):
                     return start
-                end = hit
+            end = lo
     return 0
 
 
 def prefix_state(path: Path, end: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The file's first record (it names the session) and the state records before byte
-    ``end`` in file order (one pass over the bytes; only the lines found are parsed): every
-    session rule and task list, only the last of the snapshot types (``_LAST_ONLY``)."""
+    ``end`` in file order (one pass over the bytes in blocks; only the lines found are
+    parsed): every session rule and task list, only the last of the snapshot types."""
+    overlap = max(len(t) for t in STATE_TYPES) + 10
+    lines: dict[int, bytes] = {}
     with open(path, "rb") as fh:
-        mm = _mapped(fh)
-        if mm is None:
-            return None, []
-        with mm:
-            lines: dict[int, bytes] = {}
-            for hit in _STATE_PATTERN.finditer(mm, 0, end):
-                start, line = _line_at(mm, hit.start())
-                lines[start] = line
-            _, first = _line_at(mm, 0)
+        pos = 0
+        while pos < end:
+            fh.seek(pos)
+            block = fh.read(min(_BLOCK, end - pos) + overlap)
+            hits = [pos + m.start() for m in _STATE_PATTERN.finditer(block)]
+            for hit in hits:
+                if hit < end:
+                    start, line = _line_at(fh, hit)
+                    lines[start] = line
+            pos += _BLOCK
+        _, first = _line_at(fh, 0)
     records = [rec for _, line in sorted(lines.items()) if (rec := _record(line)) is not None]
     last = {rec["type"]: i for i, rec in enumerate(records) if rec["type"] in _LAST_ONLY}
     kept = [

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent_cli.session.resume import repair_for_resume
 from agent_cli.transcripts.tail import find_last_boundary, prefix_state
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
@@ -83,3 +85,21 @@ def test_prefix_state_parses_only_state_lines_and_keeps_the_last_snapshot(tmp_pa
     kinds = [r["type"] for r in state]
     assert kinds == ["background-tasks", "background-tasks", "read-file-state", "background-tasks"]
     assert state[2]["files"][0]["path"] == "/f2"
+
+
+def test_hits_across_block_edges_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_cli.transcripts.tail as tail
+
+    w = _writer(tmp_path)
+    for i in range(40):
+        w.meta("session-rule", behavior="allow", rule=f"Bash(tool{i}:*)")
+        w.user({"role": "user", "content": f"prompt {i} " + "x" * (i * 7)})
+    _boundary(w, "the summary")
+    w.close()
+    full_rules = TranscriptReader.load(w.path).session_rules
+    for block in (37, 64, 101):  # block edges fall inside markers and lines
+        monkeypatch.setattr(tail, "_BLOCK", block)
+        monkeypatch.setattr(tail, "_STEP", 13)
+        r = TranscriptReader.load(w.path)
+        assert r.compacted and r.messages[0]["content"] == "the summary"
+        assert r.session_rules == full_rules and len(full_rules) == 40
