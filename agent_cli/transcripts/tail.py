@@ -40,13 +40,13 @@ STATE_TYPES = (
     "read-file-state",
 )
 _NEEDLE = b'"compact_boundary"'
-_BLOCK = 4 << 20
+_BLOCK = 1 << 20
 _STEP = 1 << 16
 _STATE_PATTERN = re.compile(
-    b'"type":"(?:' + "|".join(re.escape(t) for t in STATE_TYPES).encode() + b')"'
+    b'"type":"(' + "|".join(re.escape(t) for t in STATE_TYPES).encode() + b')"'
 )
 # Records of which only the last one before the boundary counts (each is a whole snapshot).
-_LAST_ONLY = frozenset({"permission-mode", "read-file-state", "custom-title", "summary"})
+_LAST_ONLY = frozenset({b"permission-mode", b"read-file-state", b"custom-title", b"summary"})
 
 
 def _line_at(fh: BinaryIO, offset: int) -> tuple[int, bytes]:
@@ -109,27 +109,35 @@ def prefix_state(path: Path, end: int) -> tuple[dict[str, Any] | None, list[dict
     ``end`` in file order (one pass over the bytes in blocks; only the lines found are
     parsed): every session rule and task list, only the last of the snapshot types."""
     overlap = max(len(t) for t in STATE_TYPES) + 10
-    lines: dict[int, bytes] = {}
+    every: dict[int, bytes] = {}  # line start -> line, for the kinds where each one counts
+    snapshots: dict[bytes, list[int]] = {}  # snapshot kind -> offsets of its hits
     with open(path, "rb") as fh:
         pos = 0
         while pos < end:
             fh.seek(pos)
             block = fh.read(min(_BLOCK, end - pos) + overlap)
-            hits = [pos + m.start() for m in _STATE_PATTERN.finditer(block)]
-            for hit in hits:
-                if hit < end:
+            for match in _STATE_PATTERN.finditer(block):
+                hit = pos + match.start()
+                if hit >= end:
+                    continue
+                if match.group(1) in _LAST_ONLY:
+                    snapshots.setdefault(match.group(1), []).append(hit)
+                else:
                     start, line = _line_at(fh, hit)
-                    lines[start] = line
+                    every[start] = line
             pos += _BLOCK
+        for kind, hits in snapshots.items():
+            # The last one that really is such a record (a look-alike inside another record
+            # does not parse as one).
+            for hit in sorted(set(hits), reverse=True):
+                start, line = _line_at(fh, hit)
+                rec = _record(line)
+                if rec is not None and rec["type"] == kind.decode():
+                    every[start] = line
+                    break
         _, first = _line_at(fh, 0)
-    records = [rec for _, line in sorted(lines.items()) if (rec := _record(line)) is not None]
-    last = {rec["type"]: i for i, rec in enumerate(records) if rec["type"] in _LAST_ONLY}
-    kept = [
-        rec
-        for i, rec in enumerate(records)
-        if rec["type"] in STATE_TYPES and last.get(rec["type"], i) == i
-    ]
-    return _record(first), kept
+    records = [rec for _, line in sorted(every.items()) if (rec := _record(line)) is not None]
+    return _record(first), [rec for rec in records if rec["type"] in STATE_TYPES]
 
 
 def _str(value: Any) -> str | None:

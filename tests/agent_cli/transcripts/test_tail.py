@@ -103,3 +103,13 @@ def test_hits_across_block_edges_are_found(tmp_path: Path, monkeypatch: pytest.M
         r = TranscriptReader.load(w.path)
         assert r.compacted and r.messages[0]["content"] == "the summary"
         assert r.session_rules == full_rules and len(full_rules) == 40
+
+
+def test_a_look_alike_after_the_last_snapshot_does_not_hide_it(tmp_path: Path) -> None:
+    w = _writer(tmp_path)
+    w.meta("permission-mode", mode="acceptEdits")
+    tool = {"type": "tool_use", "id": "t", "name": "Write", "input": {"type": "permission-mode"}}
+    w.assistant({"role": "assistant", "content": [tool]})
+    _boundary(w, "summary")
+    w.close()
+    assert TranscriptReader.load(w.path).permission_mode == "acceptEdits"
