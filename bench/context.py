@@ -40,6 +40,7 @@ from agent_cli.loop.checkpoints import CheckpointStore  # noqa: E402
 from agent_cli.loop.compaction_prompt import SUMMARY_MARKER  # noqa: E402
 from agent_cli.model.turn import AssistantTurn  # noqa: E402
 from agent_cli.model.usage import Usage  # noqa: E402
+from agent_cli.transcripts.tail import write_boundary  # noqa: E402
 from agent_cli.transcripts.transcript import TranscriptWriter  # noqa: E402
 from permissions.types import PermissionContext, PermissionMode  # noqa: E402
 from tools.builtin.edit import edit_tool  # noqa: E402
@@ -233,7 +234,7 @@ async def bench_compaction(tmp: Path) -> list[tuple[str, str, str]]:
             "Nerve's own work",
         ),
         (
-            "  same through the SDK + loopback HTTP",
+            "  same through the model client + loopback HTTP",
             f"{statistics.median(http) * 1000:.0f} ms",
             "scripted server, no model delay",
         ),
@@ -277,13 +278,7 @@ def _resume(path: Path) -> dict[str, Any]:
 def _with_boundary(src: Path, dst: Path) -> None:
     shutil.copyfile(src, dst)
     w = TranscriptWriter(dst, session_id="bench", cwd=Path("/home/dev/project"), last_uuid="x")
-    w.system(
-        "compact_boundary",
-        "Conversation compacted",
-        parentUuid=None,
-        logicalParentUuid="x",
-        compactMetadata={"trigger": "auto", "preTokens": 160_000},
-    )
+    write_boundary(w, "auto", 160_000)
     w.user({"role": "user", "content": SUMMARY}, isCompactSummary=True)
     for i in range(20):
         w.user({"role": "user", "content": f"after compaction {i}"})

@@ -70,16 +70,11 @@ class TurnRecorder:
 
     def compact_boundary(self, trigger: str, pre_tokens: int) -> None:
         """Claude Code's boundary record: a new root whose logical parent is the last record
-        before it; resume rebuilds the conversation from the last one on."""
+        before it; resume rebuilds the conversation from the last one on (and seeks there)."""
         if self.transcript is not None:
-            self.transcript.system(
-                "compact_boundary",
-                "Conversation compacted",
-                parentUuid=None,
-                logicalParentUuid=getattr(self.transcript, "last_uuid", None),
-                level="info",
-                compactMetadata={"trigger": trigger, "preTokens": pre_tokens},
-            )
+            from agent_cli.transcripts.tail import write_boundary
+
+            write_boundary(self.transcript, trigger, pre_tokens)
             self._report_failure()
 
     def meta(self, record_type: str, **payload: Any) -> None:

@@ -2,8 +2,9 @@
 and the records that shape the conversation: boundaries, rewinds, prompts, checkpoints.
 
 The conversation of a compacted session starts at its last boundary, so a resume need not parse
-what came before. ``find_last_boundary`` searches the file backwards, a block at a time, for the
-boundary's bytes and checks each hit is a real boundary record. Before it, only the session's
+what came before. Nerve notes where each boundary it writes starts (``write_boundary``, a hidden file beside the
+transcript); ``find_last_boundary`` checks the note names a real boundary line and the reader
+seeks there, so an uncompacted file costs nothing extra. Before it, only the session's
 state records matter (permission mode, session rules, tasks, title, read files):
 ``prefix_state`` finds them the same way, by their ``"type":"<kind>"`` bytes, and parses only
 those lines.
@@ -18,6 +19,7 @@ cuts it back to before the prompt it names; a prompt's uuid is kept in ``reader.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -27,8 +29,10 @@ __all__ = [
     "add_file_history",
     "apply_system",
     "find_last_boundary",
+    "hint_path",
     "mark_prompt",
     "prefix_state",
+    "write_boundary",
 ]
 
 STATE_TYPES = (
@@ -39,7 +43,6 @@ STATE_TYPES = (
     "summary",
     "read-file-state",
 )
-_NEEDLE = b'"compact_boundary"'
 _BLOCK = 1 << 20
 _STEP = 1 << 16
 _STATE_PATTERN = re.compile(
@@ -84,24 +87,58 @@ def _is_boundary(line: bytes) -> bool:
     return rec is not None and rec["type"] == "system" and rec.get("subtype") == "compact_boundary"
 
 
-def find_last_boundary(path: Path) -> int:
-    """The byte offset where the last compact_boundary record's line starts; 0 if none.
+def hint_path(path: Path) -> Path:
+    """Where the offset of a transcript's last compact_boundary is noted (a hidden file
+    beside it)."""
+    return path.with_name(f".{path.stem}.boundary")
 
-    Blocks are read from the end and searched with ``rfind``: a file without a boundary costs
-    one read of its bytes, not a parse, and memory stays at one block."""
-    with open(path, "rb") as fh:
-        end = fh.seek(0, 2)
-        while end > 0:
-            lo = max(0, end - _BLOCK)
-            fh.seek(lo)
-            block = fh.read(end - lo + len(_NEEDLE) - 1)  # a hit across ``end`` is found too
-            pos = len(block)
-            while (pos := block.rfind(_NEEDLE, 0, pos)) >= 0:
-                start, line = _line_at(fh, lo + pos)
-                if _is_boundary(line):
-                    return start
-            end = lo
-    return 0
+
+def write_boundary(writer: Any, trigger: str, pre_tokens: int) -> str:
+    """Append Claude Code's boundary record to ``writer`` (a ``TranscriptWriter``) and note
+    where it starts, so a resume can seek there. Returns the record's uuid."""
+    path = getattr(writer, "path", None)
+    try:
+        offset = os.path.getsize(path) if isinstance(path, Path) else None
+    except OSError:
+        offset = None
+    uid: str = writer.system(
+        "compact_boundary",
+        "Conversation compacted",
+        parentUuid=None,
+        logicalParentUuid=getattr(writer, "last_uuid", None),
+        level="info",
+        compactMetadata={"trigger": trigger, "preTokens": pre_tokens},
+    )
+    if isinstance(path, Path) and offset is not None:
+        hint = hint_path(path)
+        tmp = hint.with_name(hint.name + ".tmp")
+        try:
+            tmp.write_text(f"{offset}\n")
+            os.replace(tmp, hint)
+        except OSError:
+            pass  # without the note a resume reads the whole file: slower, same result
+    return uid
+
+
+def find_last_boundary(path: Path) -> int:
+    """Where to start reading ``path``: the last compact_boundary Nerve noted, checked to be a
+    boundary line; 0 when there is none or the note is wrong.
+
+    Starting at any boundary is correct, since the reader starts the conversation afresh at
+    each boundary it meets: a stale note (a later compaction by another program) only means
+    more to read. A transcript without a note costs nothing extra."""
+    try:
+        offset = int(hint_path(path).read_text().strip())
+    except (OSError, ValueError):
+        return 0
+    try:
+        with open(path, "rb") as fh:
+            if offset <= 0 or offset >= fh.seek(0, 2):
+                return 0
+            start, line = _line_at(fh, offset)
+    except OSError:
+        return 0
+    return offset if start == offset and _is_boundary(line) else 0
 
 
 def prefix_state(path: Path, end: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.session.resume import repair_for_resume
-from agent_cli.transcripts.tail import find_last_boundary, prefix_state
+from agent_cli.transcripts.tail import find_last_boundary, hint_path, prefix_state, write_boundary
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 
 
@@ -17,13 +17,7 @@ def _writer(tmp_path: Path) -> TranscriptWriter:
 
 
 def _boundary(w: TranscriptWriter, summary: str) -> None:
-    w.system(
-        "compact_boundary",
-        "Conversation compacted",
-        parentUuid=None,
-        logicalParentUuid=w.last_uuid,
-        compactMetadata={"trigger": "manual", "preTokens": 1234},
-    )
+    write_boundary(w, "manual", 1234)
     w.user({"role": "user", "content": summary}, isCompactSummary=True)
 
 
@@ -38,7 +32,7 @@ def test_no_boundary_reads_everything(tmp_path: Path) -> None:
     assert find_last_boundary(empty) == 0
 
 
-def test_the_last_real_boundary_wins_and_look_alikes_do_not_count(tmp_path: Path) -> None:
+def _compacted_twice(tmp_path: Path) -> TranscriptWriter:
     w = _writer(tmp_path)
     w.meta("session-rule", behavior="allow", rule="Bash(ls:*)")
     w.meta("permission-mode", mode="acceptEdits")
@@ -48,26 +42,51 @@ def test_the_last_real_boundary_wins_and_look_alikes_do_not_count(tmp_path: Path
     w.meta("session-rule", behavior="allow", rule="Bash(ls:*)", action="remove")
     w.user({"role": "user", "content": "middle prompt"})
     _boundary(w, "second summary")
-    offset = w.path.stat().st_size
-    # After the real last boundary: things that contain its bytes but are not boundaries.
-    tool = {"type": "tool_use", "id": "t1", "name": "Write"}
-    tool["input"] = {"type": "system", "subtype": "compact_boundary"}
-    w.assistant({"role": "assistant", "content": [tool]})
     w.user({"role": "user", "content": 'quoting {"subtype":"compact_boundary"} here'})
     w.close()
     with open(w.path, "ab") as fh:
         fh.write(b'{"type":"system","subtype":"compact_boundary","torn')  # a torn last line
-    start = find_last_boundary(w.path)
-    assert 0 < start < offset
-    assert json.loads(w.path.read_bytes()[start:].split(b"\n")[0])["compactMetadata"]
-    r = TranscriptReader.load(w.path)
+    return w
+
+
+def _check(r: TranscriptReader) -> None:
     assert r.compacted and r.session_id == "sess"
     assert r.messages[0]["content"] == "second summary"
     assert "middle prompt" not in json.dumps(r.messages)
     assert r.permission_mode == "acceptEdits"
     assert r.session_rules == [{"behavior": "allow", "rule": "Bash(git:*)"}]
-    messages = repair_for_resume(r, None)
-    assert messages[0]["content"] == "second summary"
+    first = repair_for_resume(r, None)[0]["content"]  # the summary and the next prompt, merged
+    assert first[0] == {"type": "text", "text": "second summary"}
+
+
+def test_resume_seeks_to_the_noted_last_boundary_and_keeps_the_state(tmp_path: Path) -> None:
+    w = _compacted_twice(tmp_path)
+    start = find_last_boundary(w.path)
+    line = w.path.read_bytes()[start:].split(b"\n")[0]
+    record = json.loads(line)
+    assert record["subtype"] == "compact_boundary" and record["parentUuid"] is None
+    assert record["compactMetadata"] == {"trigger": "manual", "preTokens": 1234}
+    assert "first summary" not in w.path.read_bytes()[start:].decode()
+    _check(TranscriptReader.load(w.path))
+
+
+def test_a_missing_or_wrong_note_reads_from_the_start_with_the_same_result(
+    tmp_path: Path,
+) -> None:
+    w = _compacted_twice(tmp_path)
+    hint = hint_path(w.path)
+    for bad in ("12", "not a number", str(w.path.stat().st_size + 10)):
+        hint.write_text(bad)  # inside a line, garbage, past the end
+        assert find_last_boundary(w.path) == 0
+        _check(TranscriptReader.load(w.path))
+    hint.unlink()
+    _check(TranscriptReader.load(w.path))
+    # A note left at the first boundary (another program compacted later): still right.
+    text = w.path.read_bytes()
+    first = text.rfind(b"\n", 0, text.index(b'"compact_boundary"')) + 1
+    hint.write_text(str(first))
+    assert find_last_boundary(w.path) == first
+    _check(TranscriptReader.load(w.path))
 
 
 def test_prefix_state_parses_only_state_lines_and_keeps_the_last_snapshot(tmp_path: Path) -> None:
