@@ -18,20 +18,25 @@ cuts it back to before the prompt it names; a prompt's uuid is kept in ``reader.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 __all__ = [
+    "CONTEXT_TYPES",
     "STATE_TYPES",
     "add_file_history",
+    "apply_context_record",
     "apply_system",
     "find_last_boundary",
     "hint_path",
     "mark_prompt",
     "prefix_state",
+    "records_to_read",
     "write_boundary",
 ]
 
@@ -175,6 +180,30 @@ def prefix_state(path: Path, end: int) -> tuple[dict[str, Any] | None, list[dict
         _, first = _line_at(fh, 0)
     records = [rec for _, line in sorted(every.items()) if (rec := _record(line)) is not None]
     return _record(first), [rec for rec in records if rec["type"] in STATE_TYPES]
+
+
+CONTEXT_TYPES = frozenset({"file-history-snapshot", "todo-list"})
+
+
+def records_to_read(path: Path, warnings: list[str]) -> tuple[Iterable[dict[str, Any]], str | None]:
+    """The records a resume reads, and the session id when it is not among them: from the
+    last noted boundary on, after the state records found before it; else the whole file."""
+    from agent_cli.transcripts.transcript import read_records
+
+    start = find_last_boundary(path)
+    records = read_records(path, warnings, start)
+    if not start:
+        return records, None
+    first, state = prefix_state(path, start)
+    return itertools.chain(state, records), _str((first or {}).get("sessionId"))
+
+
+def apply_context_record(reader: Any, rec: dict[str, Any]) -> None:
+    """A checkpoint (``file-history-snapshot``) or the todo list a compaction recorded."""
+    if rec["type"] == "file-history-snapshot":
+        add_file_history(reader, rec)
+    elif isinstance(rec.get("todos"), list):
+        reader.todos = [t for t in rec["todos"] if isinstance(t, dict)]
 
 
 def _str(value: Any) -> str | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import enum
-import itertools
 import json
 import os
 import re
@@ -347,9 +346,7 @@ class TranscriptReader:
     title: str | None = None
     last_uuid: str | None = None
     session_id: str | None = None
-    # Since the last compact_boundary (if any): whether there was one, the prompts the user
-    # typed, the checkpoint turns in the order they ran (prompt uuids), and each turn's saved
-    # files (``trackedFileBackups``).
+    # Since the last compact_boundary (see ``tail``):
     compacted: bool = False
     prompts: dict[str, int] = field(default_factory=dict)  # prompt uuid -> index in messages
     checkpoint_order: list[str] = field(default_factory=list)
@@ -359,28 +356,14 @@ class TranscriptReader:
     @classmethod
     def load(cls, path: Path) -> TranscriptReader:
         """Read a transcript; never raises on bad content (only OSError for an unreadable file).
-
-        A compacted transcript is read from its last boundary on (``tail``); before it, only
-        the session's state records are parsed.
-        """
-        from agent_cli.transcripts.tail import (
-            add_file_history,
-            apply_system,
-            find_last_boundary,
-            mark_prompt,
-            prefix_state,
-        )
+        A compacted one is read from its last boundary on (``tail``)."""
+        from agent_cli.transcripts import tail
 
         r = cls(path)
         unknown: set[str] = set()
         tasks: dict[str, dict[str, Any]] = {}
         folder = MessageFolder(r.messages)
-        start = find_last_boundary(path)
-        records = read_records(path, r.warnings, start)
-        if start:
-            first, state = prefix_state(path, start)
-            r.session_id = _str_or_none((first or {}).get("sessionId"))
-            records = itertools.chain(state, records)
+        records, r.session_id = tail.records_to_read(path, r.warnings)
         for rec in records:
             kind = rec["type"]
             r.session_id = r.session_id or _str_or_none(rec.get("sessionId"))
@@ -394,18 +377,16 @@ class TranscriptReader:
                 if not folder.add(kind, rec):
                     continue
                 r.records.append(rec)
-                mark_prompt(r, rec)
+                tail.mark_prompt(r, rec)
                 r.last_uuid = rec.get("uuid", r.last_uuid)
             elif kind == "system":
-                if apply_system(r, rec):
+                if tail.apply_system(r, rec):
                     # The messages were cut: the folder's places in them are gone too.
                     folder = MessageFolder(r.messages, _uuids=folder._uuids)
                 r.records.append(rec)
                 r.last_uuid = rec.get("uuid", r.last_uuid)
-            elif kind == "file-history-snapshot":
-                add_file_history(r, rec)
-            elif kind == "todo-list" and isinstance(rec.get("todos"), list):
-                r.todos = [t for t in rec["todos"] if isinstance(t, dict)]
+            elif kind in tail.CONTEXT_TYPES:
+                tail.apply_context_record(r, rec)
             elif kind == "permission-mode":
                 r.permission_mode = _str_or_none(rec.get("mode")) or r.permission_mode
             elif kind == "session-rule":
