@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent_cli.loop.checkpoints import CheckpointStore  # noqa: E402
 from agent_cli.loop.compaction_prompt import SUMMARY_MARKER  # noqa: E402
+from agent_cli.loop.context_meter import estimate_tokens  # noqa: E402
 from agent_cli.model.turn import AssistantTurn  # noqa: E402
 from agent_cli.model.usage import Usage  # noqa: E402
 from agent_cli.transcripts.tail import write_boundary  # noqa: E402
@@ -152,9 +153,10 @@ async def bench_checkpoints(tmp: Path) -> list[tuple[str, str, str]]:
 
 
 def _conversation(tokens: int) -> list[dict[str, Any]]:
+    """Messages the loop's own meter counts as ``tokens`` (what its threshold compares)."""
     messages: list[dict[str, Any]] = []
     i = 0
-    while sum(len(json.dumps(m)) for m in messages) < tokens * 4:
+    while estimate_tokens(messages) < tokens:
         messages.append({"role": "user", "content": f"Request {i}: fix the failing test {i}"})
         messages.append(
             {
@@ -216,7 +218,7 @@ async def bench_compaction(tmp: Path) -> list[tuple[str, str, str]]:
     from agent_cli.model.config import ModelConfig
     from agent_cli.testing import Scenario, ScriptedServer, Turn, text
 
-    messages = _conversation(150_000)
+    messages = _conversation(150_000 - 1_500)  # and a 1.5k-token system prompt
     instant = [await _compact_once(tmp, _InstantModel(), messages) for _ in range(ROUNDS)]
     pre = instant[0][1]
     turns = [Turn([text(SUMMARY)]) for _ in range(ROUNDS)]

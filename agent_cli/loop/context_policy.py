@@ -1,8 +1,8 @@
 """When the context is too full, and the cheap first remedy: clearing old tool results.
 
 The threshold is a share of the model's window (``agent_cli.model.windows``): 80% unless
-``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` (1-100, from the environment or the settings' ``env``) says
-otherwise, and never so high that the answer would not fit (the window minus the output
+``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` (1-100, from the session environment: settings ``env`` over
+the shell's) says otherwise, and never so high that the answer would not fit (the window minus the output
 reserve). ``autoCompact: false`` in settings (or Claude Code's ``autoCompactEnabled: false``)
 turns the automatic remedies off; ``/compact`` still works.
 
@@ -67,11 +67,12 @@ class ContextPolicy:
 
     @classmethod
     def from_settings(
-        cls, extras: Mapping[str, Any], settings_env: Mapping[str, str] | None = None
+        cls, extras: Mapping[str, Any], environ: Mapping[str, str] | None = None
     ) -> tuple[ContextPolicy, list[str]]:
-        """The policy from settings keys and the environment, with a warning per bad value."""
+        """The policy from settings keys and ``environ`` (the session environment, see
+        ``agent_cli.session.environment``; None: this process's), with a warning per bad value."""
         warnings: list[str] = []
-        env = {**dict(settings_env or {}), **os.environ}
+        env = dict(os.environ if environ is None else environ)
         auto = True
         for key in ("autoCompact", "autoCompactEnabled"):
             if key not in extras:

@@ -13,7 +13,7 @@ before that prompt), or both.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,9 +66,16 @@ class RewindResult:
     errors: tuple[str, ...]
 
 
-def context_policy(settings: Any) -> tuple[ContextPolicy, list[str]]:
-    """The auto-compaction policy from loaded settings (``config.LoadedSettings``)."""
-    return ContextPolicy.from_settings(settings.merged.extras(), settings.env)
+def context_policy(
+    settings: Any, environ: Mapping[str, str] | None = None
+) -> tuple[ContextPolicy, list[str]]:
+    """The auto-compaction policy from loaded settings (``config.LoadedSettings``) and the
+    session environment (settings ``env`` over the shell's; built from them when not given)."""
+    if environ is None:
+        from agent_cli.session.environment import session_environ
+
+        environ = session_environ(settings.env)
+    return ContextPolicy.from_settings(settings.merged.extras(), environ)
 
 
 def wire_checkpoints(
@@ -113,7 +120,7 @@ def _restore_compacted_todos(loop: AgentLoop, reader: TranscriptReader) -> None:
 def wire_context(session: Any, settings: Any, reader: TranscriptReader | None) -> None:
     """At build: the compaction policy from settings (its warnings join the session's) and
     the checkpoint store (filled from the transcript when resuming)."""
-    policy, warnings = context_policy(settings)
+    policy, warnings = context_policy(settings, session.loop.ctx.options.environ)
     session.loop.compaction.policy = policy
     session.warnings += warnings
     wire_checkpoints(session.loop, session.transcript, reader)

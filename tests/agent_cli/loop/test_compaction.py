@@ -328,6 +328,27 @@ async def test_a_bad_autocompact_setting_is_reported(
     await session.close()
 
 
+async def test_the_settings_env_sets_the_threshold_over_the_shell(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "90")
+    monkeypatch.setenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "1000000")
+    settings(
+        project,
+        {
+            "env": {
+                "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50",
+                "CLAUDE_CODE_AUTO_COMPACT_WINDOW": 64000,
+            }
+        },
+    )
+    session = AgentSession.create(RunOptions(), cwd=project, model_client=_NoModel())
+    assert session.warnings == []
+    assert session.loop.compaction.policy.threshold(session.model) == 32_000
+    assert session.context_usage().window == 64_000
+    await session.close()
+
+
 class _NoModel:
     async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("no model call expected")

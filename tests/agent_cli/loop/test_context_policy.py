@@ -21,15 +21,19 @@ def test_threshold_is_80_percent_and_leaves_room_for_the_answer(
     assert high.threshold("claude-sonnet-4-5") == 200_000 - 16_000  # the answer must fit
 
 
-def test_percentage_from_the_environment_or_the_settings_env(
+def test_percentage_and_window_from_the_session_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", raising=False)
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "25")
+    monkeypatch.delenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW", raising=False)
+    policy, _ = ContextPolicy.from_settings({})  # no session environment: this process's
+    assert policy.threshold("claude-sonnet-4-5") == 50_000
+    # The session environment is the whole environment: the process's values are not mixed in.
+    environ = {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50", "CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"}
+    policy, _ = ContextPolicy.from_settings({}, environ)
+    assert policy.threshold("claude-sonnet-4-5") == 50_000
     policy, _ = ContextPolicy.from_settings({}, {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"})
     assert policy.threshold("claude-sonnet-4-5") == 100_000
-    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "25")  # the process env wins
-    policy, _ = ContextPolicy.from_settings({}, {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"})
-    assert policy.threshold("claude-sonnet-4-5") == 50_000
     for bad in ("0", "101", "half"):
         monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", bad)
         policy, warnings = ContextPolicy.from_settings({})
