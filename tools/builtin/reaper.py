@@ -253,7 +253,9 @@ def _reap(exclude_pid: int, directory: Path | None, grace_s: float) -> list[int]
             signalled, left = _end_groups(candidates, table, protected, grace_s)
         if unscoped:
             table = scan_procs() if signalled else table
-            signalled = sorted({*signalled, *_end_marked(table, unscoped, protected, grace_s)})
+            # a group just killed above may still show its members for a moment: not escapees
+            done = protected | set(signalled)
+            signalled = sorted({*signalled, *_end_marked(table, unscoped, done, grace_s)})
     _forget_finished({p: o for p, o in dead.items() if p not in scopes_left}, candidates, left)
     return signalled
 
