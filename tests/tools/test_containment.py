@@ -50,6 +50,15 @@ def _escaped() -> list[int]:
     return [pid for pid, _ in live_marked()]
 
 
+async def _escaped_soon(count: int, within_s: float = 5.0) -> list[int]:
+    """The marked escapees once there are ``count`` of them (or whatever is there at the end)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while len(found := _escaped()) < count and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return found
+
+
 async def _run(command: str, cwd: Path) -> None:
     out: list[bytes] = []
     outcome = await run_in_group(
@@ -77,7 +86,7 @@ async def test_without_cgroups_an_escapee_lives_until_the_exit_sweep(
 ) -> None:
     assert new_scope("bash") is None
     await _run("setsid sleep 9815 &", tmp_path)
-    [pid] = _escaped()  # the documented fallback: it left the group, nothing held it
+    [pid] = await _escaped_soon(1)  # the documented fallback: it left the group, nothing held it
     assert pid in sweep_own_marked(grace_s=0.2)
     assert _escaped() == []
 
@@ -92,7 +101,8 @@ async def test_a_hooks_detached_job_runs_until_session_close(tmp_path: Path) -> 
         timeout_s=10,
     )
     assert result.exit_code == 0 and result.stdout.strip() == "started"
-    assert len(_escaped()) == 1  # a hook may leave a job behind ...
+    # the hook's shell exits right after forking: the job may not have exec'd ``sleep`` yet
+    assert len(await _escaped_soon(1)) == 1  # a hook may leave a job behind ...
     await close_scopes()  # ... but not past the end of the session
     assert _escaped() == []
 
@@ -259,7 +269,7 @@ def test_containment_says_what_it_uses() -> None:
 
 async def test_session_close_runs_the_sweep(fallback: None, tmp_path: Path) -> None:
     await _run("setsid sleep 9820 &", tmp_path)
-    assert len(_escaped()) == 1
+    assert len(await _escaped_soon(1)) == 1
     await close_scopes()
     assert _escaped() == []
     await asyncio.sleep(0)
