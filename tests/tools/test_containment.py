@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -180,6 +181,9 @@ def test_a_crashed_owners_escapees_are_reaped_at_the_next_start(mode: str, tmp_p
     try:
         proc.kill()  # SIGKILL: nothing in the owner runs
         proc.wait(timeout=10)
+        deadline = time.monotonic() + 5  # "ready" may come before both sleeps have exec'd
+        while len(_escaped()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert len(_escaped()) >= 2  # the shell and its sleeps
         signalled = reap_orphans(directory=tmp_path / "owners", grace_s=0.2)
         assert _escaped() == [], signalled
