@@ -18,7 +18,12 @@ from agent_cli.model.config import MODEL_ALIASES
 from agent_cli.options import RunOptions
 from agent_cli.session.agent_session import AgentSession
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
-from tests.agent_cli.loop.test_agent_loop import _collect, _live_sleeps, env  # noqa: F401  (fixture)
+from tests.agent_cli.loop.test_agent_loop import (  # noqa: F401  (fixture)
+    _collect,
+    _live_sleeps,
+    _sleeps_left_after,
+    env,
+)
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 CHILD_MARK = "# Your role: sub-agent"
@@ -180,7 +185,7 @@ async def test_esc_during_the_childs_tool_stops_child_and_parent_cleanly(env: Pa
         assert isinstance(finished, TurnFinished) and finished.stop_reason == "aborted"
         result = next(e for e in events if isinstance(e, ToolFinished) and e.tool_use_id == "ag2")
         assert result.is_error
-        assert _live_sleeps("time.sleep(778.5)") == []
+        assert await _sleeps_left_after("time.sleep(778.5)") == []
 
         events2 = await _collect(session, "what happened?")
         assert isinstance(events2[-1], TurnFinished) and events2[-1].result_text == "stopped"
