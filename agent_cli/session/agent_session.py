@@ -284,6 +284,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         if prewarm is not None:
             prewarm()
         if self._mcp_pending:
+            self._mcp.set_roots(self.ctx.permissions.working_dirs)
             self._mcp.start_soon()  # MCP servers connect while the user types
 
     # The start-up reaper's thread (None when there is none): close() lets it finish, so a short
@@ -335,6 +336,37 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         """``/mcp``: each configured server's status (``tools.mcp.McpServerView``)."""
         return [] if self._mcp is None else self._mcp.servers()
 
+    async def mcp_action(self, action: str, name: str) -> str:
+        """``/mcp enable|disable|reconnect NAME``; the tool pool follows."""
+        if self._mcp is None:
+            return "No MCP servers configured."
+        if self._mcp_pending:
+            await self._connect_mcp()
+        method = {"enable": self._mcp.enable, "disable": self._mcp.disable}.get(
+            action, self._mcp.reconnect
+        )
+        try:
+            message: str = await method(name)
+        except KeyError as exc:
+            return str(exc.args[0])
+        self._pool_mcp_tools()
+        return message
+
+    def mcp_prompts(self) -> list[tuple[str, str, str]]:
+        """``/mcp__server__prompt`` commands: (name, description, argument hint)."""
+        if self._mcp is None:
+            return []
+        return [(c[0], c[1], c[2]) for c in self._mcp.prompt_commands()]
+
+    async def mcp_prompt(self, command: str, args: str) -> str:
+        """The text an MCP prompt command expands to (raises with a message for the user)."""
+        if self._mcp is None:
+            raise KeyError(f"no MCP prompt /{command}")
+        if self._mcp_pending:
+            await self._connect_mcp()
+        text: str = await self._mcp.expand_prompt(command, args)
+        return text
+
     def todos(self) -> list[dict[str, Any]]:
         """``/todos``: the main agent's todo list (TodoWrite's items, camelCase dicts)."""
         from tools.builtin.todo import current_todos
@@ -345,15 +377,22 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
 
     async def _connect_mcp(self) -> list[str]:
         """Start the MCP servers (once) and add their tools after the built-ins."""
+        self._mcp_pending = False
+        self._mcp.set_roots(self.ctx.permissions.working_dirs)
+        warnings: list[str] = await self._mcp.start()
+        self._pool_mcp_tools()
+        return warnings
+
+    def _pool_mcp_tools(self) -> None:
+        from tools.mcp.resources import RESOURCE_TOOL_NAMES
         from tools.registry import assemble_tool_pool
 
-        self._mcp_pending = False
-        warnings: list[str] = await self._mcp.start()
         ctx = self.ctx
-        builtins = [t for t in ctx.options.tools if not t.is_mcp]
+        builtins = [
+            t for t in ctx.options.tools if not t.is_mcp and t.name not in RESOURCE_TOOL_NAMES
+        ]
         pool = assemble_tool_pool(builtins, self._mcp.tools(), ctx.permissions)
         self.loop.ctx = replace(ctx, options=replace(ctx.options, tools=tuple(pool)))
-        return warnings
 
     async def _session_start(self, source: str) -> AsyncIterator[AgentEvent]:
         """SessionStart hooks, once, before the first prompt: their context joins the session."""

@@ -243,6 +243,17 @@ async def run_prompt(session: AgentSession, prompt: str) -> AsyncIterator[AgentE
     """One user turn: a prompt command expanded (module docstring), or the prompt as typed."""
     found = find_prompt_command(session, prompt)
     try:
+        parsed = _parse(prompt)
+        if found is None and parsed is not None and parsed[0].startswith("mcp__"):
+            # ``/mcp__server__prompt args``: the server's prompt is the turn.
+            try:
+                prompt = await session.mcp_prompt(parsed[0], parsed[1])
+            except KeyError:
+                pass  # no such MCP prompt: the text goes to the model as typed
+            except Exception as exc:
+                for event in _failed(f"/{parsed[0]}: {exc.args[0] if exc.args else exc}"):
+                    yield event
+                return
         if found is None:
             async for event in session.loop.run_turn(prompt):
                 yield event

@@ -156,6 +156,17 @@ async def _mcp(host: SlashHost, args: str) -> None:
         return
     from tools.mcp.manager import format_servers
 
+    words = args.split()
+    if words and words[0] in ("enable", "disable", "reconnect"):
+        action = getattr(host.session, "mcp_action", None)
+        if len(words) != 2 or not callable(action):
+            host.say(f"Usage: /mcp {words[0]} <server>", "error")
+            return
+        host.say(await action(words[0], words[1]))
+        return
+    if words:
+        host.say("Usage: /mcp [enable|disable|reconnect <server>]", "error")
+        return
     host.say(format_servers(list(servers())))
 
 
@@ -191,7 +202,12 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "tokens and cost of this session", _cost),
     SlashCommand("tools", "list the tool pool", _tools),
     SlashCommand("tasks", "list background tasks", _tasks),
-    SlashCommand("mcp", "list MCP servers and their status", _mcp),
+    SlashCommand(
+        "mcp",
+        "MCP servers and their status; enable|disable|reconnect <server>",
+        _mcp,
+        argument_hint="[enable|disable|reconnect <server>]",
+    ),
     SlashCommand("todos", "show the current todo list", _todos),
     SANDBOX_COMMAND,
     SlashCommand(

@@ -18,6 +18,7 @@ from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 __all__ = [
     "CUSTOMIZE_COMMANDS",
     "is_memory_note",
+    "mcp_prompt_commands",
     "registry_for",
     "remember_note",
     "session_commands",
@@ -48,6 +49,20 @@ def session_commands(commands: list[Any]) -> list[SlashCommand]:
     ]
 
 
+def mcp_prompt_commands(session: Any) -> list[SlashCommand]:
+    """``/mcp__server__prompt`` for each prompt of the session's connected MCP servers."""
+    prompts = getattr(session, "mcp_prompts", None)
+    if not callable(prompts):
+        return []
+    return [
+        # The session expands it when the turn runs (``agent_cli.session.custom.run_prompt``).
+        SlashCommand(
+            name, description, _submitter(name), argument_hint=hint, expands_to_prompt=True
+        )
+        for name, description, hint in prompts()
+    ]
+
+
 def _session(host: SlashHost) -> Any:
     try:
         return host.session
@@ -69,10 +84,16 @@ def registry_for(host: SlashHost) -> SlashRegistry:
     from agent_cli.slash.builtin import default_registry
 
     session = _session(host)
-    owner: object = session if session is not None else str(Path.cwd())
-    if _LAST and (_LAST[0][0] is owner or _LAST[0][0] == owner):
+    mcp = mcp_prompt_commands(session)
+    # MCP prompts arrive when their servers connect: the table is rebuilt when they change.
+    owner: object = (
+        session if session is not None else str(Path.cwd()),
+        tuple(c.name for c in mcp),
+    )
+    if _LAST and _LAST[0][0] == owner:
         return _LAST[0][1]
-    registry, _ = default_registry().layered(session_commands(list(_commands_of(session))))
+    extra = [*session_commands(list(_commands_of(session))), *mcp]
+    registry, _ = default_registry().layered(extra)
     _LAST[:] = [(owner, registry)]
     return registry
 

@@ -9,7 +9,11 @@
 * ``readOnlyHint`` → read-only and concurrency-safe (the permission engine still does not
   auto-allow MCP tools on it: the hint comes from the server); ``destructiveHint`` follows the
   MCP default (true unless read-only or the server says false);
-* ``_meta["anthropic/maxResultSizeChars"]`` raises the tool's result limit and output cap.
+* ``_meta["anthropic/maxResultSizeChars"]`` raises the tool's result limit and output cap;
+* a result over the output cap is first written whole to the session's tool-results dir (the
+  pipeline budget's); the model gets a preview and the path, so it can Read the rest;
+* ``notifications/progress`` are the call's progress; an elicitation during the call asks
+  through the context's question port (``tools.mcp.elicit``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from tools.context import ToolUseContext
 from tools.errors import ToolExecutionError, ToolTimeoutError
 from tools.mcp.client import McpCallError, McpCallTimeout, McpConnection, McpNotConnected
 from tools.mcp.config import normalize_name
-from tools.mcp.results import convert_result
+from tools.mcp.elicit import elicit_via
+from tools.mcp.results import convert_result, persist_full
 from tools.result import ToolResult
 
 __all__ = [
@@ -36,6 +41,7 @@ __all__ = [
     "McpToolSettings",
     "make_input_model",
     "mcp_tool_name",
+    "progress_text",
     "to_nerve_tool",
 ]
 
@@ -137,6 +143,15 @@ def _arguments(inp: BaseModel) -> dict[str, Any]:
     return inp.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
+def progress_text(progress: float, total: float | None, message: str | None) -> str:
+    """``3/10 indexing`` / ``40% indexing`` / ``3 indexing``."""
+    if total:
+        amount = f"{progress:g}/{total:g}" if total != 100 else f"{progress:g}%"
+    else:
+        amount = f"{progress:g}"
+    return f"{amount} {message}".strip() if message else amount
+
+
 def _render_call(inp: BaseModel) -> str:
     text = json.dumps(_arguments(inp), ensure_ascii=False, default=str)
     return text if len(text) <= 80 else text[:79] + "…"
@@ -172,9 +187,15 @@ def to_nerve_tool(connection: McpConnection, mcp_tool: Any, settings: McpToolSet
         else settings.tool_timeout_s
     )
 
-    async def call(inp: BaseModel, _ctx: ToolUseContext, _progress: Any) -> ToolResult:
+    async def call(inp: BaseModel, ctx: ToolUseContext, report: Any) -> ToolResult:
+        def on_progress(value: float, total: float | None, message: str | None) -> None:
+            report(progress_text(value, total, message))
+
+        connection.elicit = elicit_via(ctx.callbacks.ask_user, server)
         try:
-            result = await connection.call_tool(remote_name, _arguments(inp), timeout_s)
+            result = await connection.call_tool(
+                remote_name, _arguments(inp), timeout_s, progress=on_progress
+            )
         except McpNotConnected as exc:
             raise ToolExecutionError(str(exc)) from None
         except McpCallTimeout as exc:
@@ -184,7 +205,10 @@ def to_nerve_tool(connection: McpConnection, mcp_tool: Any, settings: McpToolSet
         converted = convert_result(
             result, token_limit=settings.output_tokens, max_chars=declared_chars
         )
-        return ToolResult(converted.content, is_error=converted.is_error)
+        content = converted.content
+        if converted.truncated:
+            content = persist_full(result, content, ctx.options.session_dir, settings.output_tokens)
+        return ToolResult(content, is_error=converted.is_error)
 
     return build_tool(
         name=name,

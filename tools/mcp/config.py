@@ -59,7 +59,7 @@ class McpServerConfig:
     name: str
     scope: Scope
     source: str  # the file it came from, for messages
-    type: Literal["stdio", "http"] = "stdio"
+    type: Literal["stdio", "http", "sse"] = "stdio"
     command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
@@ -141,10 +141,10 @@ def _parse_entry(
     kind = raw.get("type", "stdio" if "command" in raw or "url" not in raw else "http")
     if kind == "streamable-http":
         kind = "http"
-    if kind in ("sse", "ws", "sse-ide", "ws-ide"):
+    if kind in ("ws", "sse-ide", "ws-ide"):
         warnings.append(f"{where}: transport {kind!r} is not supported; skipped")
         return None
-    if kind not in ("stdio", "http"):
+    if kind not in ("stdio", "http", "sse"):
         warnings.append(f"{where}: unknown type {kind!r}; skipped")
         return None
     missing: list[str] = []
@@ -182,13 +182,13 @@ def _parse_entry(
     else:
         url = raw.get("url")
         if not isinstance(url, str) or not url.strip():
-            warnings.append(f"{where}: an http server needs a url; skipped")
+            warnings.append(f"{where}: an {kind} server needs a url; skipped")
             return None
         config = McpServerConfig(
             name=name,
             scope=scope,
             source=source,
-            type="http",
+            type="sse" if kind == "sse" else "http",
             url=x(url),
             headers={k: x(v) for k, v in headers.items()},
             timeout_ms=int(timeout) if timeout else None,

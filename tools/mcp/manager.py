@@ -2,7 +2,8 @@
 
 ``McpManager.start()`` connects every configured server concurrently (each bounded by
 ``MCP_TIMEOUT``, default 30 s); a server that fails is a warning, never an exception.
-``tools()`` are the adapters of the connected servers, for ``assemble_tool_pool``.
+``tools()`` are the adapters of the connected (or reconnecting) servers, plus the resource
+tools, for ``assemble_tool_pool``. ``enable`` / ``disable`` / ``reconnect`` serve ``/mcp``;
 ``close()`` ends every server process.
 """
 
@@ -22,10 +23,12 @@ from tools.mcp.client import (
     DEFAULT_STARTUP_TIMEOUT_MS,
     DEFAULT_TOOL_TIMEOUT_MS,
     McpConnection,
+    ServerStatus,
     env_ms,
     quiet_sdk_logging,
 )
 from tools.mcp.config import McpConfig, load_mcp_config, normalize_name
+from tools.mcp.resources import resource_tools
 from tools.mcp.results import max_output_tokens
 
 __all__ = [
@@ -116,6 +119,7 @@ class McpManager:
                 environ=environ,
             )
         self._start: asyncio.Task[list[str]] | None = None
+        self._resource_tools = resource_tools(lambda: self.connections)
         self._log_handler: logging.Handler | None = None
         self._tools: list[Tool[Any]] | None = None
 
@@ -158,12 +162,97 @@ class McpManager:
         self._early_warnings = []
         return warnings + self._tool_warnings(tools)
 
+    def set_roots(self, dirs: list[Path] | tuple[Path, ...]) -> None:
+        """The working directories, answered to ``roots/list``."""
+        for conn in self.connections.values():
+            conn.roots = tuple(dirs)
+
+    def _conn(self, name: str) -> McpConnection:
+        conn = self.connections.get(name)
+        if conn is None:
+            known = ", ".join(self.connections) or "none"
+            raise KeyError(f"no MCP server named {name!r} (servers: {known})")
+        return conn
+
+    async def disable(self, name: str) -> str:
+        """Stop a server for this session; its tools leave the pool."""
+        conn = self._conn(name)
+        await conn.close(ServerStatus.DISABLED)
+        self._tools = None
+        return f"MCP server {name} disabled"
+
+    async def reconnect(self, name: str) -> str:
+        """Stop (if running) and start a server again; also enables a disabled one."""
+        conn = self._conn(name)
+        await conn.close()
+        ok = await conn.start(self.startup_timeout_s)
+        self._tools = None
+        if ok:
+            return f"MCP server {name} connected ({len(conn.tools)} tool(s))"
+        return f"MCP server {name} failed to start: {conn.error} (log: {conn.log_path})"
+
+    def prompt_commands(self) -> list[tuple[str, str, str, McpConnection, Any]]:
+        """``(mcp__server__prompt, description, argument hint, connection, prompt)`` of every
+        connected server's prompts."""
+        out = []
+        for conn in self.connections.values():
+            if not conn.connected:
+                continue
+            for prompt in conn.prompts:
+                args = list(getattr(prompt, "arguments", None) or [])
+                hint = " ".join(
+                    f"<{a.name}>" if a.required else f"[{a.name}]" for a in args if a.name
+                )
+                command = f"mcp__{normalize_name(conn.name)}__{normalize_name(prompt.name)}"
+                description = str(prompt.description or prompt.title or prompt.name)
+                out.append((command, f"{description} (MCP {conn.name})", hint, conn, prompt))
+        return out
+
+    async def expand_prompt(self, command: str, args: str) -> str:
+        """The text of an MCP prompt (``prompts/get``) for ``/command args``; arguments go in
+        order (shell-style quoting). Raises ``KeyError`` / ``ValueError`` / ``McpCallError``
+        with a message for the user."""
+        import shlex
+
+        found = next((c for c in self.prompt_commands() if c[0].lower() == command.lower()), None)
+        if found is None:
+            raise KeyError(f"no MCP prompt /{command}")
+        _, _, _, conn, prompt = found
+        specs = list(getattr(prompt, "arguments", None) or [])
+        try:
+            values = shlex.split(args)
+        except ValueError as exc:
+            raise ValueError(f"/{command}: {exc}") from None
+        if len(values) > len(specs):
+            values[len(specs) - 1 :] = [" ".join(values[len(specs) - 1 :])] if specs else []
+        arguments = {spec.name: v for spec, v in zip(specs, values, strict=False)}
+        missing = [a.name for a in specs if a.required and a.name not in arguments]
+        if missing:
+            raise ValueError(f"/{command} needs: {' '.join(f'<{m}>' for m in missing)}")
+        result = await conn.request("get_prompt", prompt.name, arguments)
+        parts = []
+        for message in result.messages:
+            content = message.content
+            text = getattr(content, "text", None)
+            if isinstance(text, str):
+                parts.append(text)
+            elif getattr(content, "type", None) == "resource":
+                inner = getattr(getattr(content, "resource", None), "text", None)
+                if isinstance(inner, str):
+                    parts.append(inner)
+        return "\n\n".join(parts)
+
+    async def enable(self, name: str) -> str:
+        conn = self._conn(name)
+        if conn.connected:
+            return f"MCP server {name} is already connected"
+        return await self.reconnect(name)
+
     def _tool_warnings(self, tools: list[Tool[Any]]) -> list[str]:
         listed = sum(len(c.tools) for c in self.connections.values() if c.connected)
-        if listed > len(tools):
-            return [
-                f"MCP: {listed - len(tools)} tool(s) skipped (duplicate names after normalising)"
-            ]
+        offered = sum(1 for t in tools if t.is_mcp)
+        if listed > offered:
+            return [f"MCP: {listed - offered} tool(s) skipped (duplicate names after normalising)"]
         return []
 
     def tools(self) -> list[Tool[Any]]:
@@ -173,7 +262,8 @@ class McpManager:
         out: list[Tool[Any]] = []
         seen: set[str] = set()
         for conn in self.connections.values():
-            if not conn.connected:
+            # A reconnecting server keeps its tools listed: a call meanwhile is a clear error.
+            if not (conn.connected or conn.status is ServerStatus.RECONNECTING):
                 continue
             for mcp_tool in conn.tools:
                 name = mcp_tool_name(conn.name, str(getattr(mcp_tool, "name", "")))
@@ -185,6 +275,8 @@ class McpManager:
                     continue  # a tool we cannot represent is not offered
                 seen.add(name)
                 out.append(tool)
+        if any(c.has_resources for c in self.connections.values()):
+            out.extend(t for t in self._resource_tools if t.name not in seen)
         self._tools = out
         return list(out)
 
@@ -195,7 +287,7 @@ class McpManager:
                 scope=c.config.scope,
                 transport=c.config.type,
                 status=c.status.value,
-                tools=len(c.tools) if c.connected else 0,
+                tools=len(c.tools) if c.connected or c.status is ServerStatus.RECONNECTING else 0,
                 error=c.error,
                 startup_s=c.startup_s,
                 log_path=str(c.log_path) if c.config.type == "stdio" else None,

@@ -5,16 +5,21 @@ structured content is sent as JSON when the server gave no text. Results with on
 joined into one string (what most tools return); with an image they stay a list of blocks.
 
 The cap (``MAX_MCP_OUTPUT_TOKENS``, default 25,000 tokens, estimated as chars / 4) cuts the text
-and appends Claude Code's ``[OUTPUT TRUNCATED - exceeded N token limit]`` and a note.
+and appends Claude Code's ``[OUTPUT TRUNCATED - exceeded N token limit]`` and a note. Before the
+cut reaches the model, ``persist_full`` writes the whole text to the tool-results dir and puts
+a preview and the path in its place, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from tools.execution.budget import persist_result
 from tools.result import ContentBlock
 
 __all__ = [
@@ -24,6 +29,7 @@ __all__ = [
     "cap_output",
     "convert_result",
     "max_output_tokens",
+    "persist_full",
     "truncation_suffix",
 ]
 
@@ -168,3 +174,25 @@ def convert_result(result: Any, *, token_limit: int, max_chars: int | None = Non
     else:
         content = blocks
     return McpContent(content, is_error=is_error, truncated=truncated)
+
+
+def persist_full(
+    result: Any, capped: str | list[ContentBlock], session_dir: Path | None, token_limit: int
+) -> str | list[ContentBlock]:
+    """The whole text of ``result`` saved to a file; the capped content when it cannot be."""
+    blocks: list[ContentBlock] = []
+    for item in _field(result, "content", None) or []:
+        blocks.extend(_blocks(item))
+    text = "\n\n".join(b["text"] for b in blocks if b.get("type") == "text" and b["text"])
+    try:
+        saved = persist_result(text, f"mcp-{uuid.uuid4().hex}", session_dir)
+    except OSError:
+        return capped  # cut but still useful: better than losing the call
+    note = (
+        f"{saved.wrapper}\n[OUTPUT TRUNCATED - exceeded {token_limit} token limit] The whole "
+        "output is in the file above: Read it in parts (offset/limit) or Grep it."
+    )
+    media = [b for b in blocks if b.get("type") != "text"]
+    if not media:
+        return note
+    return [*media, {"type": "text", "text": note}]

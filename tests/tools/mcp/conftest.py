@@ -75,3 +75,35 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def serve_demo(token: str, transport: str) -> tuple[Any, int]:
+    """Start ``demo_server.py`` over ``--http`` or ``--sse`` on 127.0.0.1; (process, port)."""
+    import asyncio
+
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVERS / "demo_server.py"),
+        token,
+        transport,
+        str(port),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    for _ in range(400):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            break
+        except OSError:
+            await asyncio.sleep(0.05)
+    return proc, port

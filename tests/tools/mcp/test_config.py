@@ -174,10 +174,12 @@ def test_bad_files_and_entries_become_warnings(tmp_path: Path) -> None:
         ),
     )
     cfg = d.load()
-    assert [s.name for s in cfg.servers] == ["ok"]
+    assert [s.name for s in cfg.servers] == ["legacy", "ok"]
+    legacy = cfg.servers[0]
+    assert legacy.type == "sse" and legacy.url == "https://example.com/sse"
     text = "\n".join(cfg.warnings)
     assert "invalid JSON" in text
-    assert "'sse' is not supported" in text and "'ws' is not supported" in text
+    assert "'ws' is not supported" in text and "'sse'" not in text
     for name in ("nocmd", "nourl", "weird", "notobj", "badargs"):
         assert f"'{name}'" in text
 

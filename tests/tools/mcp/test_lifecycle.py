@@ -27,6 +27,14 @@ async def run(ctx: ToolUseContext, name: str, args: dict[str, Any]) -> CallOutco
     return await run_tool_call(ToolCall(id="t", name=name, input=args), ctx)
 
 
+async def wait_for_status(manager: McpManager, name: str, status: str) -> None:
+    for _ in range(600):
+        if {v.name: v.status for v in manager.servers()}[name] == status:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{name} never became {status}: {manager.servers()}")
+
+
 def content_text(out: CallOutcome) -> str:
     return text_of(out.tool_result["content"])
 
@@ -51,7 +59,7 @@ async def test_failing_servers_are_skipped_with_warnings_and_good_ones_work(
         assert "missing configuration, giving up" in log
         status = {v.name: v.status for v in manager.servers()}
         assert status == {"good": "connected", "exits": "failed", "missing": "failed"}
-        assert {t.name.split("__")[1] for t in manager.tools()} == {"good"}
+        assert {t.name.split("__")[1] for t in manager.tools() if t.is_mcp} == {"good"}
         out = await run(ctx_for(manager, tmp_path), "mcp__good__add", {"a": 1, "b": 2})
         assert content_text(out) == "3"
     finally:
@@ -85,20 +93,27 @@ async def test_hanging_and_garbage_servers_are_skipped_after_the_timeout(
         await manager.close()
 
 
-async def test_crash_mid_call_is_a_clean_error_and_the_session_goes_on(
+async def test_crash_mid_call_is_a_clean_error_then_the_server_is_restarted(
     tmp_path: Path, token: str
 ) -> None:
     manager = make_manager(tmp_path, stdio("demo", args=[token]), stdio("other", args=[token]))
+    manager.connections["demo"].reconnect_delays_s = (2.0, 0.2)
     try:
         assert await manager.start() == []
         ctx = ctx_for(manager, tmp_path)
         out = await run(ctx, "mcp__demo__crash", {})
-        assert out.is_error and "MCP server demo is not connected" in content_text(out)
+        assert out.is_error and "closed the connection during the call" in content_text(out)
         assert out.error_class == "tool_error"
+        # Its tools stay listed; a call while it restarts is a clear error.
+        assert "mcp__demo__add" in {t.name for t in manager.tools()}
         out = await run(ctx, "mcp__demo__add", {"a": 1, "b": 1})
-        assert out.is_error and content_text(out) == "MCP server demo is not connected"
-        assert {v.name: v.status for v in manager.servers()}["demo"] == "failed"
+        assert out.is_error and "MCP server demo is reconnecting" in content_text(out)
+        assert {v.name: v.status for v in manager.servers()}["demo"] == "reconnecting"
         out = await run(ctx, "mcp__other__add", {"a": 1, "b": 1})
+        assert not out.is_error and content_text(out) == "2"
+        await wait_for_status(manager, "demo", "connected")
+        assert manager.connections["demo"].reconnects == 1
+        out = await run(ctx, "mcp__demo__add", {"a": 1, "b": 1})
         assert not out.is_error and content_text(out) == "2"
     finally:
         await manager.close()

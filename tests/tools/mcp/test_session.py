@@ -79,3 +79,61 @@ async def test_session_connects_user_servers_and_closes_them(
             await session.close()
         server.assert_done()
     assert live_pids_with(token) == []
+
+
+def _user_server(tmp_path: Path, token: str) -> None:
+    config = tmp_path / "home" / ".nerve" / "mcp.json"
+    config.parent.mkdir(parents=True)
+    args = [str(SERVERS / "demo_server.py"), token]
+    config.write_text(
+        json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": args}}})
+    )
+
+
+async def test_mcp_prompt_is_a_slash_command_and_mcp_actions_change_the_pool(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_cli.frontends.print_slash import PrintSlashHost
+    from agent_cli.slash.custom import registry_for
+
+    token = f"prompts-{tmp_path.name}"
+    _user_server(tmp_path, token)
+    scenario = Scenario.of(
+        Turn([text("reviewed")], match=Match(contains_text="Review a.py looking for speed.")),
+        Turn([text("second")], match=Match(contains_text="Review b c.py looking for bugs.")),
+    )
+    async with ScriptedServer(scenario) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        session = AgentSession.create(RunOptions(), cwd=project)
+        try:
+            events = [ev async for ev in session.run_turn("/mcp__demo__review a.py speed")]
+            finished = [e for e in events if isinstance(e, TurnFinished)]
+            assert finished and finished[0].result_text == "reviewed"
+            events = [ev async for ev in session.run_turn('/mcp__demo__review "b c.py"')]
+            assert [e.result_text for e in events if isinstance(e, TurnFinished)] == ["second"]
+            # A missing required argument is the user's error; nothing reaches the model.
+            events = [ev async for ev in session.run_turn("/mcp__demo__review")]
+            (done,) = [e for e in events if isinstance(e, TurnFinished)]
+            assert done.is_error
+            assert any("needs: <path>" in getattr(e, "message", "") for e in events)
+            host = PrintSlashHost(session)
+            registry = registry_for(host)
+            command = registry.get("mcp__demo__review")
+            assert command is not None and command.argument_hint == "<path> [focus]"
+            await registry.run(host, "mcp", "disable demo")
+            assert host.lines[-1] == ("info", "MCP server demo disabled")
+            assert not [t for t in session.tools() if t.name.startswith("mcp__demo__")]
+            assert {v.name: v.status for v in session.mcp_servers()} == {"demo": "disabled"}
+            assert live_pids_with(token) == []
+            assert registry_for(host).get("mcp__demo__review") is None
+            await registry.run(host, "mcp", "enable demo")
+            assert host.lines[-1][1].startswith("MCP server demo connected (")
+            assert "mcp__demo__add" in {t.name for t in session.tools()}
+            await registry.run(host, "mcp", "reconnect nope")
+            assert "no MCP server named 'nope'" in host.lines[-1][1]
+            await registry.run(host, "mcp", "")
+            assert "demo (user, stdio): connected" in host.lines[-1][1]
+        finally:
+            await session.close()
+        server.assert_done()
+    assert live_pids_with(token) == []
