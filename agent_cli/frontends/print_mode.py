@@ -38,15 +38,6 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
     return {"type": snake, **data}
 
 
-def _read_prompt(options: RunOptions, stdin: TextIO) -> str | None:
-    if options.prompt:
-        return options.prompt
-    if not stdin.isatty():
-        text = stdin.read()
-        return text if text.strip() else None
-    return None
-
-
 async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> int:
     from agent_cli.model.config import MissingApiKey
     from agent_cli.session.agent_session import AgentSession, SessionError
@@ -162,9 +153,15 @@ def _warn_untrusted(session: Any, options: RunOptions, err: TextIO) -> str | Non
 def run_print_mode(
     options: RunOptions, *, stdin: TextIO | None = None, out: TextIO | None = None
 ) -> int:
+    from agent_cli.frontends.print_input import read_prompt
+    from agent_cli.transcripts.transcript import data_dir
+
     stdin = stdin or sys.stdin
     out = out or sys.stdout
-    prompt = _read_prompt(options, stdin)
+    got = read_prompt(options.prompt, stdin, data_dir=data_dir)
+    for warning in got.warnings:
+        print(f"nerve: {warning}", file=sys.stderr, flush=True)
+    prompt = got.prompt
     if not prompt:
         print("nerve: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
         return 2

@@ -253,7 +253,9 @@ class AgentLoop:
         if self.checkpoints is not None:
             self.checkpoints.begin_turn(message["_uuid"])
         for text in extra:
-            reminder = system_reminder(text)
+            # Part of the conversation from here on: every request of this turn and later ones
+            # (and a resume) carry it, as Claude Code keeps the hook's attachment.
+            reminder = system_reminder(text, ephemeral=False)
             self.messages.append(reminder)
             self.recorder.user(reminder, isMeta=True)
         return True
