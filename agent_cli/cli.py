@@ -35,6 +35,7 @@ options:
   --fork-session               with -c/-r: continue in a new session
   --dangerously-skip-permissions  start in bypassPermissions mode
   -w, --worktree NAME          work in the git worktree .nerve/worktrees/NAME (created if new)
+  --max-budget-usd AMOUNT      (-p) stop before a request once the run cost this much
   -h, --help                   show this help and exit
   --version                    print the version and exit
 

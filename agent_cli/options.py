@@ -57,6 +57,8 @@ class RunOptions:
     dangerously_skip_permissions: bool = False
     verbose: bool = False
     worktree: str | None = None  # start in the git worktree .nerve/worktrees/<name>
+    # issue 17 (print mode at Claude Code's level)
+    max_budget_usd: float | None = None  # stop before a request once the session spent this
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dangerously-skip-permissions", action="store_true")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("-w", "--worktree", metavar="NAME")
+    # issue 17: Claude Code's print-mode flags
+    p.add_argument("--max-budget-usd", type=float)
     return p
 
 
@@ -97,6 +101,8 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
     ns = parser.parse_args(list(argv))
     if ns.max_turns is not None and ns.max_turns < 1:
         raise OptionsError("--max-turns must be at least 1")
+    if ns.max_budget_usd is not None and not ns.max_budget_usd > 0:
+        raise OptionsError("--max-budget-usd must be a positive amount of US dollars")
     return RunOptions(
         prompt=ns.prompt,
         print_mode=ns.print_mode,
@@ -115,4 +121,5 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         dangerously_skip_permissions=ns.dangerously_skip_permissions,
         verbose=ns.verbose,
         worktree=ns.worktree,
+        max_budget_usd=ns.max_budget_usd,
     )

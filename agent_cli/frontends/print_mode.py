@@ -105,7 +105,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         await session.close()
 
     assert finished is not None
-    is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted")
+    is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted", "max_budget")
     duration_ms = int((time.perf_counter() - started) * 1000)
     if options.output_format == "text":
         if finished.result_text:
@@ -113,6 +113,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
     else:
         subtype = {
             "max_turns": "error_max_turns",
+            "max_budget": "error_max_budget_usd",
             "error": "error_during_execution",
             "aborted": "error_during_execution",
             "blocked": "error_during_execution",

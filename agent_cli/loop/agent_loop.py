@@ -95,6 +95,8 @@ class ModelPort(Protocol):
 class LoopConfig:
     max_turns: int | None = None
     max_parallel_tools: int = 10
+    # ``--max-budget-usd``: no new request once the session's estimated cost reached this
+    max_budget_usd: float | None = None
 
 
 @dataclass
@@ -265,6 +267,17 @@ class AgentLoop:
         if self.config.max_turns is not None and turn.num_turns >= self.config.max_turns:
             turn.stop_reason = "max_turns"
             emit(Notice(f"Reached the maximum number of turns ({self.config.max_turns})."))
+            return False
+        budget = self.config.max_budget_usd
+        if budget is not None and self.usage.cost_usd >= budget:
+            turn.stop_reason = "max_budget"
+            emit(
+                Notice(
+                    f"Reached the budget of ${budget:.2f} (spent ${self.usage.cost_usd:.4f}); "
+                    "no further request was made.",
+                    "warning",
+                )
+            )
             return False
         if not await self._check_context_budget(turn, emit):
             return False

@@ -76,7 +76,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
             model_name=model_name,
             ctx=ctx,
             system_prompt=system_prompt,
-            config=LoopConfig(max_turns=options.max_turns),
+            config=LoopConfig(max_turns=options.max_turns, max_budget_usd=options.max_budget_usd),
             transcript=transcript,
             messages=messages,
             permission_handler=self._ask,

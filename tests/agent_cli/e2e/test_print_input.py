@@ -162,3 +162,32 @@ def test_user_prompt_submit_context_stays_for_the_turn_and_after(harness: Harnes
     assert second.rc == 0, second.stderr
     sent = json.dumps(second.server.requests[0].body["messages"])
     assert sent.count("Project codename: Falcon") == 2
+
+
+def test_max_budget_usd_stops_cleanly_and_the_result_says_why(harness: Harness) -> None:
+    scenario = Scenario.of(
+        Turn(
+            [tool_use("Bash", {"command": "echo spent"}, id="t1")],
+            input_tokens=200_000,
+            output_tokens=1_000,
+        ),
+        Turn([text("never asked")], match=Match(tool_result_for="t1")),
+    )
+    args = ["-p", "go", "--output-format", "json", "--permission-mode", "bypassPermissions"]
+    run = harness.run(
+        [*args, "--max-budget-usd", "0.01"],
+        scenario,
+        check_done=False,
+    )
+    assert run.rc == 1, run.stderr
+    out = run.json()
+    assert out["subtype"] == "error_max_budget_usd" and out["is_error"] is True
+    assert out["stop_reason"] == "max_budget" and out["total_cost_usd"] >= 0.01
+    assert len(run.server.requests) == 1  # the call that crossed it finished, no new request
+    assert run.server.failures == []
+    assert "Reached the budget of $0.01" in run.stderr
+
+
+def test_max_budget_usd_must_be_positive(harness: Harness) -> None:
+    run = harness.run(["-p", "go", "--max-budget-usd", "0"], None)
+    assert run.rc == 2 and "--max-budget-usd must be a positive" in run.stderr
