@@ -83,6 +83,8 @@ class EditOutput(BaseModel):
     replacements: int
     created: bool = False
     fuzzy: bool = False
+    # the text before the edit, for hooks (Claude Code's originalFile); not in transcripts
+    original_file: str | None = Field(default=None, exclude=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +203,7 @@ def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | N
         replacements=plan.replacements,
         created=plan.created,
         fuzzy=plan.fuzzy,
+        original_file=None if plan.created else plan.before,
     )
     return ToolResult(data=out), (plan.path, plan.data, mtime)
 

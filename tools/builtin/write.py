@@ -65,6 +65,8 @@ class WriteOutput(BaseModel):
     kind: str  # "create" | "update"
     message: str
     diff: str
+    # the text before the write (None: a new file), for hooks; not in transcripts
+    original_file: str | None = Field(default=None, exclude=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,9 @@ def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | 
     else:
         kind, message = "update", f"The file {plan.path} has been updated."
     diff = unified_diff(str(plan.path), plan.before or "", inp.content)
-    out = WriteOutput(file_path=str(plan.path), kind=kind, message=message, diff=diff)
+    out = WriteOutput(
+        file_path=str(plan.path), kind=kind, message=message, diff=diff, original_file=plan.before
+    )
     return ToolResult(data=out), (plan.path, plan.data, mtime)
 
 

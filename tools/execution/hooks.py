@@ -40,10 +40,15 @@ from tools.execution.hook_types import (
     PreToolUseOutcome,
 )
 
-__all__ = ["MAX_OUTPUT_CHARS", "HookRunner"]
+__all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
 
 MAX_OUTPUT_CHARS = 10_000
 _PREVIEW_CHARS = 2_000
+# Mode names a hook may see (Claude Code's); an internal mode such as ``bubble`` (a sub-agent
+# whose asks go to its parent) is shown as ``default``: the user is asked, as in default mode.
+PUBLIC_PERMISSION_MODES = frozenset(
+    {"default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"}
+)
 _MATCH_FIELDS = {
     "SessionStart": "source",
     "SessionEnd": "reason",
@@ -62,6 +67,14 @@ def _json_default(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return dataclasses.asdict(obj)
     return str(obj)
+
+
+def public_permission_mode(mode: str | None) -> str | None:
+    """The ``permission_mode`` a hook payload carries: a name users know, never an internal one."""
+    if mode is None:
+        return None
+    text = str(getattr(mode, "value", mode))
+    return text if text in PUBLIC_PERMISSION_MODES else "default"
 
 
 class HookRunner:
@@ -303,9 +316,10 @@ class HookRunner:
             "cwd": str(self.cwd),
             "hook_event_name": event,
         }
-        if permission_mode is not None:
-            data["permission_mode"] = permission_mode
         data.update(payload)
+        mode = public_permission_mode(permission_mode or payload.get("permission_mode"))
+        if mode is not None:
+            data["permission_mode"] = mode
         data["hook_event_name"] = event
         try:
             stdin = json.dumps(data, default=_json_default).encode()
@@ -321,11 +335,14 @@ class HookRunner:
         root = str(self.project_dir or self.cwd)
         env["CLAUDE_PROJECT_DIR"] = root
         env["NERVE_PROJECT_DIR"] = root
+        # Markers hooks test to know they run under an agent (Claude Code sets CLAUDECODE=1).
+        env["CLAUDECODE"] = "1"
+        env["NERVE"] = "1"
         return env
 
     def _argv(self, h: HookHandler, env: Mapping[str, str]) -> list[str]:
         if h.args is None:
-            return ["bash", "-c", h.command]
+            return ["sh", "-c", h.command]  # as Claude Code runs a hook's command
 
         # Exec form has no shell, so expand the project-dir variables users put in paths.
         def expand(text: str) -> str:

@@ -21,6 +21,7 @@ from tools.execution.budget import (
     result_limit,
 )
 from tools.execution.file_watch import FileWatch, file_watch
+from tools.execution.hook_payloads import hook_tool_response
 from tools.execution.pipeline_types import CallState, system_reminder, until_abort
 from tools.result import ContentBlock
 from tools.telemetry import TelemetryEvent, emit
@@ -146,7 +147,9 @@ async def post_tool_hooks(state: CallState) -> None:
         hooks.post_tool_use(
             tool_name=tool.name,
             tool_input=state.hook_input(),
-            tool_response=jsonable(state.result.data),
+            tool_response=hook_tool_response(
+                tool.name, state.hook_input(), state.result.data, jsonable(state.result.data)
+            ),
             tool_use_id=state.call.id,
             permission_mode=mode,
             duration_ms=int((time.perf_counter() - state.started) * 1000),
