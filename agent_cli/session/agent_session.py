@@ -352,6 +352,24 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         self._pool_mcp_tools()
         return message
 
+    def pending_mcp_servers(self) -> list[tuple[str, str]]:
+        """Project servers waiting for approval: (name, command line or url)."""
+        from agent_cli.session.mcp_approval import pending_project_servers
+
+        return pending_project_servers(self._mcp)
+
+    async def approve_mcp_servers(self, choice: list[str] | str) -> list[str]:
+        """Use ``"all"``, ``"none"`` or the named project servers (``mcp_approval``)."""
+        from agent_cli.session.mcp_approval import approve_project_servers
+
+        if self._mcp is None:
+            return ["No project MCP servers are waiting for approval."]
+        if self._mcp_pending:
+            await self._connect_mcp()
+        messages = await approve_project_servers(self._mcp, self.cwd, choice)
+        self._pool_mcp_tools()
+        return messages
+
     def mcp_prompts(self) -> list[tuple[str, str, str]]:
         """``/mcp__server__prompt`` commands: (name, description, argument hint)."""
         if self._mcp is None:

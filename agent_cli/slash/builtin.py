@@ -157,6 +157,23 @@ async def _mcp(host: SlashHost, args: str) -> None:
     from tools.mcp.manager import format_servers
 
     words = args.split()
+    if words == ["approve"] and host.interactive:
+        from agent_cli.slash.mcp_approval import start_project_question
+
+        if not start_project_question(host):
+            host.say("No project MCP servers are waiting for approval.")
+        return
+    if words and words[0] == "approve":
+        approve = getattr(host.session, "approve_mcp_servers", None)
+        if len(words) < 2 or not callable(approve):
+            host.say("Usage: /mcp approve all|none|<server>...", "error")
+            return
+        choice: list[str] | str = words[1] if words[1:] in (["all"], ["none"]) else words[1:]
+        try:
+            host.say("\n".join(await approve(choice)))
+        except ValueError as exc:
+            host.say(str(exc), "error")
+        return
     if words and words[0] in ("enable", "disable", "reconnect"):
         action = getattr(host.session, "mcp_action", None)
         if len(words) != 2 or not callable(action):
@@ -165,7 +182,7 @@ async def _mcp(host: SlashHost, args: str) -> None:
         host.say(await action(words[0], words[1]))
         return
     if words:
-        host.say("Usage: /mcp [enable|disable|reconnect <server>]", "error")
+        host.say("Usage: /mcp [enable|disable|reconnect <server>] [approve ...]", "error")
         return
     host.say(format_servers(list(servers())))
 

@@ -140,6 +140,9 @@ class NerveApp(SessionHost):
             self.say(f"Resumed session {session.session_id}.")
         elif self.open_resume_picker:
             await run_slash(self, "resume", "")
+        pending_of = getattr(session, "pending_mcp_servers", None)
+        if callable(pending_of) and pending_of():  # a project .mcp.json nobody approved yet
+            self.run_worker(self._ask_mcp_approval(), group="mcp-approval")
         pending, self.pending = self.pending, []
         for text in pending:
             await self._dispatch(text)
@@ -386,6 +389,14 @@ class NerveApp(SessionHost):
         under keys meant for the input."""
         while (idle := time.monotonic() - self.prompt_input.last_key_time) < self.typing_pause_s:
             await asyncio.sleep(self.typing_pause_s - idle)
+
+    async def _ask_mcp_approval(self) -> None:
+        from agent_cli.slash.mcp_approval import ask_project_servers
+        from agent_cli.tui.slash_host import TuiSlashHost
+
+        async with self._perm_lock:
+            await self._typing_paused()
+            await ask_project_servers(TuiSlashHost(self))
 
     async def resolve_trust(self, question: TrustQuestion) -> None:
         """Ask whether to trust the project folder, before the session is built; record a Yes."""

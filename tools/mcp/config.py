@@ -80,6 +80,7 @@ class McpConfig:
     servers: tuple[McpServerConfig, ...] = ()
     unapproved: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    pending: tuple[McpServerConfig, ...] = ()  # the unapproved servers, for an approval prompt
 
 
 def expand_vars(text: str, environ: Mapping[str, str], missing: list[str]) -> str:
@@ -297,19 +298,22 @@ def load_mcp_config(
     enable_all, enabled, disabled = project_approval(settings_layers)
     servers: list[McpServerConfig] = []
     unapproved: list[str] = []
+    pending: list[McpServerConfig] = []
     for name, server in chosen.items():
         if server.scope == "project":
             if name in disabled:
                 continue
             if not (enable_all or name in enabled):
                 unapproved.append(name)
+                pending.append(server)
                 continue
         servers.append(server)
     if unapproved:
         names = ", ".join(unapproved)
         warnings.append(
             f"Project MCP servers not started (not approved): {names}. Approve them with "
+            "/mcp approve, or with "
             '"enableAllProjectMcpServers": true or "enabledMcpjsonServers": [...] in your '
             "user or local settings."
         )
-    return McpConfig(tuple(servers), tuple(unapproved), tuple(warnings))
+    return McpConfig(tuple(servers), tuple(unapproved), tuple(warnings), tuple(pending))

@@ -27,7 +27,7 @@ from tools.mcp.client import (
     env_ms,
     quiet_sdk_logging,
 )
-from tools.mcp.config import McpConfig, load_mcp_config, normalize_name
+from tools.mcp.config import McpConfig, McpServerConfig, load_mcp_config, normalize_name
 from tools.mcp.resources import resource_tools
 from tools.mcp.results import max_output_tokens
 
@@ -35,6 +35,7 @@ __all__ = [
     "McpManager",
     "McpServerView",
     "claude_json_path",
+    "describe",
     "format_servers",
     "load_session_mcp_config",
     "session_mcp",
@@ -53,6 +54,7 @@ class McpServerView:
     error: str | None
     startup_s: float | None
     log_path: str | None
+    target: str = ""  # the command line or url, shown for servers awaiting approval
 
 
 def claude_json_path(environ: Mapping[str, str], home: Path | None = None) -> Path:
@@ -118,6 +120,9 @@ class McpManager:
                 project_dir=project_dir,
                 environ=environ,
             )
+        self.project_dir = project_dir
+        self.environ = environ
+        self.pending: dict[str, McpServerConfig] = {s.name: s for s in config.pending}
         self._start: asyncio.Task[list[str]] | None = None
         self._resource_tools = resource_tools(lambda: self.connections)
         self._log_handler: logging.Handler | None = None
@@ -242,6 +247,28 @@ class McpManager:
                     parts.append(inner)
         return "\n\n".join(parts)
 
+    async def approve(self, names: list[str]) -> list[str]:
+        """Start project servers the user just approved; one message per server."""
+        messages = []
+        for name in names:
+            server = self.pending.pop(name, None)
+            if server is None:
+                continue
+            conn = McpConnection(
+                server,
+                log_path=self.log_dir / f"{normalize_name(name)}.log",
+                project_dir=self.project_dir,
+                environ=self.environ,
+            )
+            conn.roots = next(iter(self.connections.values()), conn).roots
+            self.connections[name] = conn
+            messages.append(await self.reconnect(name))
+        return messages
+
+    def reject(self, names: list[str]) -> None:
+        for name in names:
+            self.pending.pop(name, None)
+
     async def enable(self, name: str) -> str:
         conn = self._conn(name)
         if conn.connected:
@@ -295,8 +322,10 @@ class McpManager:
             for c in self.connections.values()
         ]
         views += [
-            McpServerView(name, "project", "?", "needs approval", 0, None, None, None)
-            for name in self.config.unapproved
+            McpServerView(
+                name, "project", s.type, "needs approval", 0, None, None, None, describe(s)
+            )
+            for name, s in self.pending.items()
         ]
         return views
 
@@ -325,11 +354,18 @@ def session_mcp(
     environ = dict(os.environ if environ is None else environ)
     environ.update(dict(getattr(settings, "env", {}) or {}))
     config = load_session_mcp_config(cwd, settings, environ)
-    if not config.servers:
+    if not config.servers and not config.pending:
         return None, list(config.warnings)
     project_dir = Path(getattr(settings, "project_root", None) or cwd)
     manager = McpManager(config, log_dir=log_dir, project_dir=project_dir, environ=environ)
     return manager, list(config.warnings)
+
+
+def describe(server: McpServerConfig) -> str:
+    """``command args`` of a stdio server, else its url."""
+    if server.type == "stdio":
+        return " ".join([server.command, *server.args])
+    return server.url
 
 
 def format_servers(views: list[McpServerView]) -> str:
@@ -346,5 +382,9 @@ def format_servers(views: list[McpServerView]) -> str:
             line += f", {v.tools} tool(s){took}"
         if v.error:
             line += f" — {v.error}"
+        if v.target:
+            line += f" — {v.target}"
         lines.append(line)
+    if any(v.status == "needs approval" for v in views):
+        lines.append("Approve with /mcp approve all|none|<server>... (saved in local settings).")
     return "\n".join(lines)

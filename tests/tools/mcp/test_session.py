@@ -137,3 +137,45 @@ async def test_mcp_prompt_is_a_slash_command_and_mcp_actions_change_the_pool(
             await session.close()
         server.assert_done()
     assert live_pids_with(token) == []
+
+
+async def test_project_servers_wait_for_approval_saved_in_local_settings(
+    project: Path, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from agent_cli.frontends.print_slash import PrintSlashHost
+    from agent_cli.slash.custom import registry_for
+
+    token = f"approve-{tmp_path.name}"
+    demo = {"command": sys.executable, "args": [str(SERVERS / "demo_server.py"), token]}
+    servers = {"demo": demo, "other": {"command": "/bin/false"}}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    session = AgentSession.create(RunOptions(), cwd=project)
+    host = PrintSlashHost(session)
+    try:
+        await registry_for(host).run(host, "mcp", "")
+        listing = host.lines[-1][1]
+        assert "demo (project, stdio): needs approval" in listing and str(SERVERS) in listing
+        assert "/mcp approve" in listing
+        await registry_for(host).run(host, "mcp", "approve nope")
+        assert (
+            host.lines[-1][0] == "error" and "not waiting for approval: nope" in host.lines[-1][1]
+        )
+        await registry_for(host).run(host, "mcp", "approve demo")
+        said = host.lines[-1][1]
+        assert "MCP server demo connected" in said and "Not using: other" in said
+        assert {v.name: v.status for v in session.mcp_servers()} == {"demo": "connected"}
+        assert "mcp__demo__add" in {t.name for t in session.tools()}
+    finally:
+        await session.close()
+    saved = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert saved == {"enabledMcpjsonServers": ["demo"], "disabledMcpjsonServers": ["other"]}
+    # The next session starts the approved server and does not ask about the declined one.
+    again = AgentSession.create(RunOptions(), cwd=project)
+    try:
+        assert {v.name: v.status for v in again.mcp_servers()} == {"demo": "pending"}
+    finally:
+        await again.close()
+    assert live_pids_with(token) == []
