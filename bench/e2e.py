@@ -101,6 +101,9 @@ def _env(root: Path, base_url: str | None) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_", "CLAUDE_"))
     }
+    # An installed nerve runs from cached bytecode; without this the warm-up round could not
+    # write the .pyc files and every run would compile ~180 modules from source (~0.3 s CPU).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     home = root / "home"
     for d in (home, root / "policy", root / "claude-policy"):
         d.mkdir(parents=True, exist_ok=True)

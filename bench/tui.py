@@ -163,6 +163,7 @@ def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float]]:
     out: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure cached bytecode, as installed
         env.update(
             HOME=tmp,
             NERVE_DATA_DIR=f"{tmp}/data",
@@ -193,6 +194,7 @@ def import_list() -> list[str]:
     """Our modules and third-party top-level packages loaded at ``nerve``'s first frame."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure cached bytecode, as installed
         record_path = Path(tmp) / "frame.json"
         env.update(
             HOME=tmp,
