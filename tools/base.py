@@ -11,8 +11,10 @@ or as a function of the parsed input; ``build_tool`` normalises both to function
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,9 +130,7 @@ class Tool(Generic[InT]):
     def input_schema(self) -> dict[str, Any]:
         if self.input_schema_override is not None:
             return self.input_schema_override
-        schema = self.input_model.model_json_schema()
-        schema.pop("title", None)
-        return schema
+        return copy.deepcopy(_model_schema(self.input_model))
 
     def api_schema(self, *, deferred: bool = False) -> dict[str, Any]:
         """The tool as sent to the Messages API (name and description only when deferred)."""
@@ -147,6 +147,20 @@ class Tool(Generic[InT]):
         if self.render_call is not None:
             return f"{self.name}({self.render_call(inp)})"
         return self.name
+
+
+# JSON schema of each input model, built once per process: pydantic's schema generation costs
+# ~1 ms a tool and the tools array is rebuilt for every model request.
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    schema = _SCHEMAS.get(model)
+    if schema is None:
+        schema = model.model_json_schema()
+        schema.pop("title", None)
+        _SCHEMAS[model] = schema
+    return schema
 
 
 def _as_async(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:

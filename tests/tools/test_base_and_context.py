@@ -169,3 +169,28 @@ def test_abort_signal_child_created_after_abort_is_aborted() -> None:
     parent = AbortSignal()
     parent.abort("x")
     assert parent.child().aborted
+
+
+def test_input_schema_is_built_once_and_each_caller_gets_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Counted(BaseModel):
+        path: str
+        limit: int = 5
+
+    t = build_tool(name="Counted", input_model=Counted, call=_call)
+    built = 0
+    real = Counted.model_json_schema
+
+    def counting(*args: object, **kwargs: object) -> dict[str, object]:
+        nonlocal built
+        built += 1
+        return real()
+
+    monkeypatch.setattr(Counted, "model_json_schema", counting)
+    first = t.input_schema()
+    assert "title" not in first and first["required"] == ["path"]
+    first["properties"]["path"]["type"] = "changed by a caller"
+    second = t.api_schema()["input_schema"]
+    assert second["properties"]["path"]["type"] == "string"
+    assert built == 1
