@@ -22,6 +22,7 @@ from tools.execution.budget import (
 )
 from tools.execution.file_watch import FileWatch, file_watch
 from tools.execution.hook_payloads import hook_tool_response
+from tools.execution.hook_rewrites import absorb_hook_rewrite, note_written_file, read_before
 from tools.execution.pipeline_types import CallState, system_reminder, until_abort
 from tools.result import ContentBlock
 from tools.telemetry import TelemetryEvent, emit
@@ -143,6 +144,10 @@ async def post_tool_hooks(state: CallState) -> None:
         _absorb(state, failure, "PostToolUseFailure")
         return
     assert state.result is not None
+    has_hooks = getattr(hooks, "has_hooks", None)
+    formats = has_hooks is None or has_hooks("PostToolUse")
+    written = note_written_file(state) if formats else None
+    before = read_before(written)
     out = await until_abort(
         hooks.post_tool_use(
             tool_name=tool.name,
@@ -165,6 +170,8 @@ async def post_tool_hooks(state: CallState) -> None:
             state.content = updated
         else:
             state.content = json.dumps(updated, ensure_ascii=False)
+    if written is not None:
+        absorb_hook_rewrite(state, written, before)
     _absorb(state, out, "PostToolUse")
 
 
