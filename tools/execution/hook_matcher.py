@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from permissions.rules import LEGACY_TOOL_ALIASES, RuleSyntaxError, parse_rule
 
 __all__ = [
+    "GUARD_EVENTS",
     "KNOWN_EVENTS",
     "MATCHERLESS_EVENTS",
     "TOOL_EVENTS",
@@ -33,6 +34,8 @@ __all__ = [
 TOOL_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
+# Events where a hook decides whether a call runs: a hook Nerve cannot run denies there.
+GUARD_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 # Events whose matcher CC ignores: every group fires.
 MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PostToolBatch"})
 KNOWN_EVENTS = TOOL_EVENTS | frozenset(
@@ -107,11 +110,13 @@ class HookHandler:
     if_rule: str | None = None
     policy: bool = False
     status_message: str | None = None
+    # a type Nerve cannot run (``prompt``, ``agent``, ``http``...): kept so a guard fails closed
+    unrunnable: str | None = None
 
     @property
     def key(self) -> tuple[str, str, tuple[str, ...] | None]:
         """Identity for de-duplication: type + command + args."""
-        return ("command", self.command, self.args)
+        return (self.unrunnable or "command", self.command, self.args)
 
     @property
     def name(self) -> str:
@@ -171,8 +176,17 @@ def _parse_handler(
         return None
     kind = raw.get("type", "command")
     if kind != "command":
-        warn(f"{where}: hook type {kind!r} is not supported yet; skipped")
-        return None
+        # Skipping a guard would fail open: the handler stays and denies what it guards.
+        guards = event in GUARD_EVENTS
+        effect = "every call it matches is denied" if guards else "it does not run"
+        warn(f"{where}: hook type {kind!r} cannot run in Nerve yet; {effect}")
+        return HookHandler(
+            event=event,
+            matcher=matcher,
+            command=f"<{kind} hook>",
+            policy=policy,
+            unrunnable=str(kind),
+        )
     command = raw.get("command")
     if not isinstance(command, str) or not command.strip():
         warn(f"{where}: command hook without a 'command' string; skipped")

@@ -25,6 +25,7 @@ from typing import Any
 
 from permissions.types import Decision
 from tools.execution.hook_matcher import (
+    GUARD_EVENTS,
     TOOL_EVENTS,
     HookHandler,
     if_condition_matches,
@@ -75,6 +76,20 @@ def public_permission_mode(mode: str | None) -> str | None:
         return None
     text = str(getattr(mode, "value", mode))
     return text if text in PUBLIC_PERMISSION_MODES else "default"
+
+
+def _unrunnable_effect(h: HookHandler, event: str) -> HandlerEffect:
+    """A guard Nerve cannot run denies (fails closed) instead of being skipped."""
+    msg = (
+        f"{event} hook of type {h.unrunnable!r} cannot run in Nerve yet; the call is denied "
+        "(change the hook to a command hook or remove it)"
+    )
+    e = HandlerEffect(h.name, system_messages=[msg])
+    if event == "PreToolUse":
+        e.decision, e.decision_reason = Decision.DENY, msg
+    else:
+        e.perm_decision, e.perm_message = Decision.DENY, msg
+    return e
 
 
 class HookRunner:
@@ -284,6 +299,8 @@ class HookRunner:
         seen: set[tuple[str, str, tuple[str, ...] | None]] = set()
         out: list[HookHandler] = []
         for h in self._handlers.get(event, ()):
+            if h.unrunnable is not None and event not in GUARD_EVENTS:
+                continue  # reported at load time; it only guards where it can deny
             if h.matcher.broken or (values is not None and not h.matcher.matches(values)):
                 continue
             if h.if_rule is not None and tool_name is not None:
@@ -355,6 +372,8 @@ class HookRunner:
     async def _run_one(
         self, h: HookHandler, event: str, stdin: bytes, env: Mapping[str, str]
     ) -> HandlerEffect:
+        if h.unrunnable is not None:
+            return _unrunnable_effect(h, event)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
         try:
             result = await run_process(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from permissions.types import Decision
 from tools.execution.hooks import HookRunner, public_permission_mode
 
 
@@ -38,3 +39,30 @@ def test_public_mode_names() -> None:
         assert public_permission_mode(mode) == mode
     assert public_permission_mode("bubble") == "default"
     assert public_permission_mode(None) is None
+
+
+async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path) -> None:
+    notes: list[str] = []
+    config = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "safe?"}]}],
+        "PermissionRequest": [{"hooks": [{"type": "agent", "prompt": "check"}]}],
+        "Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}],
+    }
+    r = HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path, notify=notes.append)
+    assert (
+        len(notes) == 3 and "cannot run in Nerve yet; every call it matches is denied" in notes[0]
+    )
+    out = await r.pre_tool_use(
+        tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", permission_mode="default"
+    )
+    assert out.decision == Decision.DENY and "'prompt'" in (out.decision_reason or "")
+    other = await r.pre_tool_use(
+        tool_name="Read", tool_input={"file_path": "x"}, tool_use_id="t", permission_mode="default"
+    )
+    assert other.decision is None  # its matcher still applies
+    perm = await r.permission_request(
+        tool_name="Bash", tool_input={"command": "ls"}, permission_mode="default", suggestions=[]
+    )
+    assert perm.decision == Decision.DENY and "'agent'" in (perm.message or "")
+    stop = await r.run_event("Stop", {})
+    assert stop.ran == () and not stop.blocked and "it does not run" in notes[2]
