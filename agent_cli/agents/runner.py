@@ -130,6 +130,30 @@ class _SubagentHooks:
         return getattr(self._inner, name)
 
 
+async def _subagent_start(ctx: ToolUseContext, prompt: str, agent_id: str, agent_type: str) -> str:
+    """SubagentStart hooks (Claude Code's event): their context joins the child's task."""
+    hooks = ctx.hooks
+    if hooks is None or not getattr(hooks, "has_hooks", lambda _e: True)("SubagentStart"):
+        return prompt
+    try:
+        out = await hooks.run_event(
+            "SubagentStart", {"agent_id": agent_id, "agent_type": agent_type}
+        )
+    except Exception:  # the runner never raises for one hook; be safe for other runners
+        return prompt
+    for message in out.system_messages:
+        try:
+            ctx.callbacks.notify(message)
+        except Exception:
+            pass
+    if not out.additional_context:
+        return prompt
+    context = "\n".join(out.additional_context)
+    return (
+        f"{prompt}\n\n<system-reminder>\nSubagentStart hook context:\n{context}\n</system-reminder>"
+    )
+
+
 PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
 
 
@@ -222,6 +246,7 @@ class LoopSubagentRunner:
             if transcript is not None:
                 transcript.close()  # the drive that would close it never starts
             raise
+        prompt = await _subagent_start(ctx, prompt, agent_id, definition.name)
         drive = asyncio.ensure_future(
             self._drive(loop, prompt, description, agent_id, ctx, progress, transcript)
         )

@@ -315,11 +315,15 @@ async def test_hooks_in_a_child_subagent_stop_not_stop_and_no_prompt_submit(env:
     hook.write_text(f'#!/bin/bash\necho "$(cat)" >> {log}\n')
     hook.chmod(0o755)
     command = [{"hooks": [{"type": "command", "command": str(hook)}]}]
-    events_config = ("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse")
+    events_config = ("UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreToolUse")
     (env / ".nerve").mkdir()
-    (env / ".nerve" / "settings.json").write_text(
-        json.dumps({"hooks": {name: command for name in events_config}})
-    )
+    context = {
+        "hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "CTX42"}
+    }
+    start_context = {"type": "command", "command": f"echo '{json.dumps(context)}'"}
+    hooks_config = {name: command for name in events_config}
+    hooks_config["SubagentStart"] = [{"hooks": [command[0]["hooks"][0], start_context]}]
+    (env / ".nerve" / "settings.json").write_text(json.dumps({"hooks": hooks_config}))
     scenario = Scenario.of(
         Turn(
             [tool_use("Agent", {"description": "look", "prompt": "look around"}, id="ag4")],
@@ -341,7 +345,8 @@ async def test_hooks_in_a_child_subagent_stop_not_stop_and_no_prompt_submit(env:
     # The child's Glob runs the PreToolUse hook (policy applies to sub-agents too); its end is
     # SubagentStop; the child's task is not a user prompt.
     assert names.count("UserPromptSubmit") == 1 and names.count("Stop") == 1
-    assert names.count("SubagentStop") == 1
+    assert names.count("SubagentStop") == 1 and names.count("SubagentStart") == 1
+    assert names.index("SubagentStart") < names.index("SubagentStop")
     assert [f["tool_name"] for f in fired if f["hook_event_name"] == "PreToolUse"] == [
         "Agent",
         "Glob",
@@ -349,6 +354,12 @@ async def test_hooks_in_a_child_subagent_stop_not_stop_and_no_prompt_submit(env:
     stop = next(f for f in fired if f["hook_event_name"] == "SubagentStop")
     assert stop["agent_type"] == "general-purpose" and stop["agent_id"]
     assert Path(stop["agent_transcript_path"]).exists()
+    # the SubagentStart hook's context is in the child's task, not in the parent's conversation
+    child_task = json.dumps(server.requests[1].body["messages"][0])
+    assert "look around" in child_task and "CTX42" in child_task
+    assert "CTX42" not in json.dumps(server.requests[-1].body["messages"][:2])
+    start = next(f for f in fired if f["hook_event_name"] == "SubagentStart")
+    assert start["agent_type"] == "general-purpose" and start["agent_id"] == stop["agent_id"]
 
 
 async def test_print_mode_denies_a_childs_ask_and_the_child_reports_it(env: Path) -> None:  # noqa: F811
