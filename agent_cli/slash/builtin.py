@@ -185,6 +185,10 @@ async def _mcp(host: SlashHost, args: str) -> None:
         host.say("Usage: /mcp [enable|disable|reconnect <server>] [approve ...]", "error")
         return
     host.say(format_servers(list(servers())))
+    if host.interactive:
+        from agent_cli.slash.mcp_view import start_mcp_view
+
+        start_mcp_view(host)
 
 
 async def _todos(host: SlashHost, args: str) -> None:

@@ -91,3 +91,51 @@ async def test_use_all_and_esc_decides_nothing(
         assert any("MCP server remote failed to start" in n for n in _notices(app))
     assert _local(project) == {"enableAllProjectMcpServers": True}
     assert live_pids_with(token) == []
+
+
+async def test_mcp_view_disables_and_enables_a_server(
+    project: Path,  # noqa: F811
+    serve: Any,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    token = f"view-{tmp_path.name}"
+    _mcp_json(project, token)
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(
+        json.dumps({"enabledMcpjsonServers": ["demo"], "disabledMcpjsonServers": ["remote"]})
+    )
+    serve(Scenario.of())
+    app = _app(project)
+
+    def status() -> dict[str, str]:
+        return {v.name: v.status for v in app.session.mcp_servers()}
+
+    async def open_view() -> None:
+        app.prompt_input.load_text("/mcp")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_ready, timeout=30)
+        await wait_for(pilot, lambda: status() == {"demo": "connected"}, timeout=30)
+        await open_view()
+        assert app.screen.options == ["demo (project, stdio): connected"]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "MCP server demo: connected" in app.screen.title_text)
+        assert app.screen.options == ["Reconnect", "Disable"]
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: any("MCP server demo disabled" in n for n in _notices(app)))
+        assert status() == {"demo": "disabled"}
+        assert "mcp__demo__add" not in {t.name for t in app.session.tools()}
+        assert live_pids_with(token) == []
+        await open_view()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "MCP server demo: disabled" in app.screen.title_text)
+        assert app.screen.options == ["Enable"]
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: any("MCP server demo connected" in n for n in _notices(app)), 30
+        )
+        assert "mcp__demo__add" in {t.name for t in app.session.tools()}
+    assert live_pids_with(token) == []
