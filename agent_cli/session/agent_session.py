@@ -8,6 +8,7 @@ tools, tasks, usage and listing parts of the port are ``agent_cli.session.admin.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -424,6 +425,19 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         )
         for msg in outcome.system_messages:
             yield Notice(msg, "warning")
+        env_file = getattr(hooks, "env_file", None)
+        if env_file is not None:
+            from tools.execution.hook_env_file import exported_by_env_file
+
+            base = self.ctx.options.environ
+            base = dict(os.environ if base is None else base)
+            exported, problem = await exported_by_env_file(env_file, base)
+            if problem is not None:
+                yield Notice(problem, "warning")
+            if exported:
+                ctx = self.loop.ctx
+                environ = {**base, **exported}
+                self.loop.ctx = replace(ctx, options=replace(ctx.options, environ=environ))
         for text in outcome.additional_context:
             reminder = system_reminder(f"SessionStart hook context:\n{text}", ephemeral=False)
             self.loop.messages.append(reminder)

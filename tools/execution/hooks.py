@@ -124,6 +124,8 @@ class HookRunner:
             else:
                 output_dir = Path(tempfile.gettempdir()) / "nerve-hook-outputs" / session_id
         self._output_dir = output_dir
+        # SessionStart hooks may write ``export X=...`` lines here (Claude Code's CLAUDE_ENV_FILE)
+        self.env_file = output_dir.parent / "session-env.sh"
         # Policy hooks first: they run whatever the user disabled, and come first in order.
         policy = parse_hooks_config(policy_config, policy=True, warn=self._warn)
         user = {} if disable_all else parse_hooks_config(config, policy=False, warn=self._warn)
@@ -344,6 +346,13 @@ class HookRunner:
             msg = f"{event} hook error: could not encode the hook input ({exc})"
             return [HandlerEffect(h.name, system_messages=[msg]) for h in handlers]
         env = self._env()
+        if event == "SessionStart":
+            try:
+                self.env_file.parent.mkdir(parents=True, exist_ok=True)
+                self.env_file.touch()
+                env["CLAUDE_ENV_FILE"] = str(self.env_file)
+            except OSError as exc:
+                self._warn(f"SessionStart: cannot create CLAUDE_ENV_FILE {self.env_file}: {exc}")
         return list(await asyncio.gather(*(self._run_one(h, event, stdin, env) for h in handlers)))
 
     def _env(self) -> dict[str, str]:
