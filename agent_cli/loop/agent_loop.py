@@ -88,6 +88,7 @@ class ModelPort(Protocol):
         on_retry: Callable[[Any], None],
         abort: AbortSignal,
         model: str | None = None,
+        thinking: bool = False,
     ) -> AssistantTurn: ...
 
 
@@ -95,8 +96,7 @@ class ModelPort(Protocol):
 class LoopConfig:
     max_turns: int | None = None
     max_parallel_tools: int = 10
-    # ``--max-budget-usd``: no new request once the session's estimated cost reached this
-    max_budget_usd: float | None = None
+    max_budget_usd: float | None = None  # no new request once the session's cost reached it
 
 
 @dataclass
@@ -370,6 +370,7 @@ class AgentLoop:
             on_retry=on_retry,
             abort=self._abort,
             model=self.model_name,
+            thinking=True,
         )
 
     def _record_assistant(self, turn: AssistantTurn) -> None:

@@ -126,8 +126,9 @@ class ModelClient:
         model: str | None = None,
         max_tokens: int | None = None,
         extra: Mapping[str, Any] | None = None,
+        thinking: bool = False,
     ) -> AssistantTurn:
-        """Stream one assistant turn.
+        """Stream one assistant turn (``thinking``: with extended thinking, when configured).
 
         ``on_text(delta)`` gets each text delta. ``on_tool_use(id, name, input)`` is called the
         moment a tool_use block's ``content_block_stop`` arrives, with its complete input, before
@@ -154,6 +155,11 @@ class ModelClient:
         params = self.build_params(
             system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
         )
+        budget = self.config.thinking_budget
+        if thinking and budget is not None and "thinking" not in params:
+            # The answer comes after the thinking: max_tokens must leave room for both.
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            params["max_tokens"] = max(int(params["max_tokens"]), budget + 4096)
         attempt = 0
         reauthenticated = False
         while True:

@@ -72,6 +72,8 @@ class ModelConfig:
     cloud: CloudConfig | None = None
     idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT_S
     max_retries: int = DEFAULT_MAX_RETRIES
+    # MAX_THINKING_TOKENS: extended thinking with this budget on the agent's own requests
+    thinking_budget: int | None = None
 
     @property
     def provider(self) -> str:
@@ -133,4 +135,14 @@ class ModelConfig:
             idle_timeout=stream_idle_timeout(env),
             max_retries=max_retries(env, DEFAULT_MAX_RETRIES),
             proxy=proxy_for(url or None, env),
+            thinking_budget=_thinking_budget(env),
         )
+
+
+def _thinking_budget(env: Mapping[str, str]) -> int | None:
+    """``MAX_THINKING_TOKENS`` as Claude Code reads it: a positive integer turns thinking on
+    (the API's minimum budget is 1,024 tokens); 0, empty or garbage leaves it off."""
+    raw = (env.get("MAX_THINKING_TOKENS") or "").strip()
+    if not raw.isdigit() or int(raw) <= 0:
+        return None
+    return max(1024, int(raw))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_request", "summarize_request"]
+__all__ = ["check_request", "check_thinking", "summarize_request"]
 
 
 def _blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -85,6 +85,32 @@ def check_request(body: Mapping[str, Any]) -> list[str]:
             repeated = sorted({str(x) for x in results if results.count(x) > 1})
             problems.append(f"messages[{i}] has more than one tool_result for {repeated}")
     problems += _repeated_tool_use_ids(messages)
+    return problems
+
+
+def check_thinking(body: Mapping[str, Any], sent: Mapping[str, list[dict[str, Any]]]) -> list[str]:
+    """Thinking blocks must come back exactly as the server sent them (the API checks their
+    signatures): ``sent`` maps each tool_use id the server sent to the thinking and
+    redacted_thinking blocks of that message. An assistant message answering such a call must
+    start with those blocks, unchanged; a thinking block the server never sent is a problem."""
+    problems: list[str] = []
+    issued = [b for blocks in sent.values() for b in blocks]
+    messages = body.get("messages")
+    for i, msg in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(msg, Mapping) or msg.get("role") != "assistant":
+            continue
+        blocks = _blocks(msg.get("content"))
+        thoughts = [dict(b) for b in blocks if b.get("type") in ("thinking", "redacted_thinking")]
+        for t in thoughts:
+            if issued and t not in issued:
+                problems.append(f"messages[{i}] has a {t.get('type')} block that was altered")
+        ids = [str(b.get("id")) for b in blocks if b.get("type") == "tool_use"]
+        expected = next((sent[x] for x in ids if x in sent), None)
+        if expected and [dict(b) for b in blocks[: len(expected)]] != expected:
+            problems.append(
+                f"messages[{i}] does not start with the {len(expected)} thinking block(s) the "
+                "model sent with its tool calls, unchanged"
+            )
     return problems
 
 

@@ -50,7 +50,14 @@ def turn_events(
         if block["type"] == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"], text_chunk)]
-        elif block["type"] == "web_search_tool_result":
+        elif block["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": c}
+                for c in _chunks(block["thinking"], text_chunk)
+            ]
+            deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+        elif block["type"] in ("web_search_tool_result", "redacted_thinking"):
             start, deltas = dict(block), []  # arrives whole, as the API sends it
         else:
             start = {"type": block["type"], "id": block["id"], "name": block["name"], "input": {}}

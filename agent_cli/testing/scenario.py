@@ -36,10 +36,12 @@ __all__ = [
     "http_error",
     "overloaded",
     "rate_limit",
+    "redacted_thinking",
     "server_error",
     "server_tool_use",
     "stream_error",
     "text",
+    "thinking",
     "tool_use",
     "web_search_error",
     "web_search_result",
@@ -77,6 +79,20 @@ class ScenarioError(ValueError):
 def text(value: str) -> dict[str, Any]:
     """A text block."""
     return {"type": "text", "text": value}
+
+
+def thinking(value: str, signature: str | None = None) -> dict[str, Any]:
+    """A thinking block; without ``signature`` the scenario assigns ``sig_s<turn>_<block>``.
+    The server checks that it comes back unchanged in later requests."""
+    block: dict[str, Any] = {"type": "thinking", "thinking": value}
+    if signature is not None:
+        block["signature"] = signature
+    return block
+
+
+def redacted_thinking(data: str) -> dict[str, Any]:
+    """A redacted_thinking block (opaque ``data``); it too must come back unchanged."""
+    return {"type": "redacted_thinking", "data": data}
 
 
 def tool_use(name: str, input: Mapping[str, Any], id: str | None = None) -> dict[str, Any]:
@@ -403,6 +419,10 @@ def _check_block(block: Any, where: str) -> None:
     elif kind in ("tool_use", "server_tool_use"):
         if not isinstance(block.get("name"), str) or not isinstance(block.get("input"), dict):
             raise ScenarioError(f"{where}: a {kind} block needs 'name' and an object 'input'")
+    elif kind in ("thinking", "redacted_thinking"):
+        key = "thinking" if kind == "thinking" else "data"
+        if not isinstance(block.get(key), str):
+            raise ScenarioError(f"{where}: a {kind} block needs a string {key!r}")
     elif kind == "web_search_tool_result":
         if not isinstance(block.get("tool_use_id"), str) or not isinstance(
             block.get("content"), list | dict
@@ -411,7 +431,8 @@ def _check_block(block: Any, where: str) -> None:
     else:
         raise ScenarioError(
             f"{where}: unsupported block type {kind!r} "
-            "(text, tool_use, server_tool_use, web_search_tool_result)"
+            "(text, thinking, redacted_thinking, tool_use, server_tool_use, "
+            "web_search_tool_result)"
         )
 
 
@@ -427,6 +448,8 @@ class Scenario:
                 _check_block(block, f"turn {t} block {b}")
                 if block["type"] == "tool_use" and not block.get("id"):
                     block["id"] = f"toolu_s{t}_{b}"
+                if block["type"] == "thinking" and not block.get("signature"):
+                    block["signature"] = f"sig_s{t}_{b}"
                 if block["type"] == "server_tool_use" and not block.get("id"):
                     block["id"] = f"srvtoolu_s{t}_{b}"
 

@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from agent_cli.testing.checks import check_request, summarize_request
+from agent_cli.testing.checks import check_request, check_thinking, summarize_request
 from agent_cli.testing.clouds import BEDROCK_CONTENT_TYPE, bedrock_frame, cloud_route
 from agent_cli.testing.events import message_json, turn_events
 from agent_cli.testing.scenario import Fault, Scenario, ScenarioError, Turn
@@ -118,6 +118,7 @@ class ScriptedServer:
         self.json_chunk = json_chunk
         self.requests: list[RecordedRequest] = []
         self.failures: list[str] = []
+        self._thoughts: dict[str, list[dict[str, Any]]] = {}  # tool_use id -> thinking sent
         self.marks: list[str] = []  # server-side log: events sent, gates opened
         self._lock = threading.Lock()
         self._next_turn = 0
@@ -216,7 +217,7 @@ class ScriptedServer:
                 plan.error = f"{method} {path} is not POST /v1/messages"
             elif not isinstance(body, dict):
                 plan.error = "body is not a JSON object"
-            elif problems := check_request(body):
+            elif problems := check_request(body) + check_thinking(body, self._thoughts):
                 plan.error = "invalid request: " + "; ".join(problems)
             elif self._next_turn >= len(self.scenario.turns):
                 plan.error = f"scenario exhausted after {len(self.scenario.turns)} turn(s)"
@@ -239,12 +240,21 @@ class ScriptedServer:
                     else:
                         rec.outcome = "turn"
                         self._next_turn += 1
+                        self._remember_thoughts(turn)
             if plan.error is not None:
                 rec.outcome = "unexpected"
                 msg = f"scripted server: unexpected request #{rec.index}: {plan.error}"
                 self.failures.append(f"{msg} ({summarize_request(body)})")
                 plan.error = msg
             return plan
+
+    def _remember_thoughts(self, turn: Any) -> None:
+        thoughts = [dict(b) for b in turn.blocks if b["type"] in ("thinking", "redacted_thinking")]
+        if thoughts:  # keyed by the message's tool calls; a message without any by itself
+            self._thoughts[f"message {len(self._thoughts)}"] = thoughts
+        for b in turn.blocks:
+            if b["type"] == "tool_use" and thoughts:
+                self._thoughts[b["id"]] = thoughts
 
     def _handle(self, h: _Handler) -> None:
         length = int(h.headers.get("content-length") or 0)

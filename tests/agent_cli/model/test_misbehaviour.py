@@ -17,7 +17,16 @@ import pytest
 
 import agent_cli.testing.scripted_server as scripted_server
 from agent_cli.loop.events import Notice, ToolStarted, TurnFinished
-from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, http_error, text, tool_use
+from agent_cli.testing import (
+    Match,
+    Scenario,
+    ScriptedServer,
+    Turn,
+    http_error,
+    text,
+    thinking,
+    tool_use,
+)
 from agent_cli.testing.events import Event
 from tests.agent_cli.e2e.conftest import Harness, harness
 from tests.agent_cli.loop.test_agent_loop import _collect, _session, env
@@ -329,49 +338,11 @@ async def test_duplicate_tool_use_ids_in_one_message_are_made_unique(env: Path) 
         server.assert_done()
 
 
-def _thinking_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Serve ``{"type": "thinking"}`` blocks (the scenario format has only text and tool_use)."""
-    real = scripted_server.turn_events
-
-    def events(turn: Turn, *args: Any) -> list[Event]:
-        thinking = {i: b for i, b in enumerate(turn.blocks) if b["type"] == "thinking"}
-        if not thinking:
-            return real(turn, *args)
-        plain = Turn([text("placeholder") for _ in turn.blocks], stop_reason="end_turn")
-        out: list[Event] = []
-        for name, data in real(plain, *args):
-            index = data.get("index")
-            if index in thinking and name == "content_block_start":
-                start = {"type": "thinking", "thinking": "", "signature": ""}
-                out.append((name, {**data, "content_block": start}))
-                for delta in (
-                    {"type": "thinking_delta", "thinking": thinking[index]["thinking"]},
-                    {"type": "signature_delta", "signature": "sig"},
-                ):
-                    out.append(
-                        (
-                            "content_block_delta",
-                            {**data, "type": "content_block_delta", "delta": delta},
-                        )
-                    )
-            elif index in thinking and name == "content_block_delta":
-                continue
-            else:
-                out.append((name, data))
-        return out
-
-    monkeypatch.setattr(scripted_server, "turn_events", events)
-
-
-async def test_a_message_with_only_a_thinking_block_ends_the_turn(
-    env: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _thinking_blocks(monkeypatch)
+async def test_a_message_with_only_a_thinking_block_ends_the_turn(env: Path) -> None:
     scenario = Scenario.of(
-        Turn([text("x")]),
+        Turn([thinking("hmm, let me think", signature="sig")]),
         Turn([text("after thinking")], match=Match(contains_text="and now")),
     )
-    scenario.turns[0].blocks[0] = {"type": "thinking", "thinking": "hmm, let me think"}
     with ScriptedServer(scenario) as server:
         session = await _session(server, env)
         events = await _collect(session, "think")
