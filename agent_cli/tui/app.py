@@ -96,6 +96,7 @@ class NerveApp(SessionHost):
         self._tool_widgets: dict[str, ToolCall] = {}
         self._perm_lock = asyncio.Lock()
         self._last_ctrl_d = 0.0
+        self._last_ctrl_c = 0.0
         self._last_escape = 0.0
         self._said: set[str] = set()
         self.completion_list = CompletionList()
@@ -450,14 +451,25 @@ class NerveApp(SessionHost):
             self.workers.cancel_group(self, "turn")
 
     def action_ctrl_c(self) -> None:
+        """Clear a draft; else interrupt a turn; else exit when pressed twice."""
+        now = time.monotonic()
         if self.prompt_input.text:
+            self._last_ctrl_c = 0.0
             self.prompt_input.clear()
         elif self.turn_running:
+            self._last_ctrl_c = 0.0
             self.action_interrupt()
+        elif now - self._last_ctrl_c <= CTRL_D_WINDOW_S:
+            self.exit(0)
         else:
-            self.notify("Press Ctrl+D twice to exit", timeout=2)
+            self._last_ctrl_c = now
+            self.notify("Press Ctrl+C again to exit", timeout=CTRL_D_WINDOW_S)
 
     def action_ctrl_d(self) -> None:
+        """Exit when pressed twice on an empty input; a draft is never lost to Ctrl+D."""
+        if self.prompt_input.text:
+            self._last_ctrl_d = 0.0
+            return
         now = time.monotonic()
         if now - self._last_ctrl_d <= CTRL_D_WINDOW_S:
             self.exit(0)

@@ -1,4 +1,4 @@
-"""The prompt: a TextArea where Enter sends, Ctrl+J breaks the line, Up/Down walk history.
+"""The prompt: Enter sends; Ctrl+J, Shift+Enter or ``\\``+Enter break the line; Up/Down history.
 
 Completion (``/`` commands, ``@`` paths) shows in a ``CompletionList`` above the prompt; while it
 is open, Up/Down move in it, Tab or Enter take the highlighted item, Esc closes it.
@@ -52,10 +52,12 @@ class CompletionList(OptionList, can_focus=False):
     def __init__(self) -> None:
         super().__init__(id="completions", markup=False)
         self.items: list[Completion] = []
+        self.moved = False  # the user moved the highlight since the items last changed
         self.display = False
 
     def show_items(self, items: list[Completion]) -> None:
         self.items = items
+        self.moved = False
         self.clear_options()
         if items:
             self.add_options([Option(clean(c.label)) for c in items])  # file names
@@ -68,6 +70,7 @@ class CompletionList(OptionList, can_focus=False):
     def move(self, delta: int) -> None:
         if self.items:
             self.highlighted = ((self.highlighted or 0) + delta) % len(self.items)
+            self.moved = True
 
     def current(self) -> Completion | None:
         if not self.items or self.highlighted is None:
@@ -144,7 +147,10 @@ class PromptInput(TextArea):
     def refresh_completions(self) -> None:
         if self.completer is None or self.completion_list is None:
             return
-        self.completion_list.show_items(self.completer(self.text, self._cursor_index()))
+        items = self.completer(self.text, self._cursor_index())
+        if items == self.completion_list.items:
+            return  # unchanged: keep the highlighted item where the user moved it
+        self.completion_list.show_items(items)
 
     def accept_completion(self) -> Completion | None:
         """Replace the completed word with the highlighted item."""
@@ -179,18 +185,40 @@ class PromptInput(TextArea):
         self._hide_completions()
         self.post_message(self.Submitted(text))
 
+    def _enter(self) -> None:
+        """Send, take a completion, or (after a backslash) break the line.
+
+        The list is recomputed from the text as it is now: keys that arrived faster than the
+        list refreshed must not leave a stale item to be taken. A completion whose value is
+        what the input already says (a full command name) sends the input as typed.
+        """
+        row, col = self.cursor_location
+        if col > 0 and self.document.get_line(row)[col - 1] == "\\":
+            self.delete((row, col - 1), (row, col))
+            self.insert("\n")
+            return
+        self.refresh_completions()
+        if not self._completion_open():
+            self.submit()
+            return
+        assert self.completion_list is not None
+        said = self.text.strip()
+        if not self.completion_list.moved and any(
+            c.value.strip() == said for c in self.completion_list.items
+        ):
+            self.submit()
+            return
+        item = self.accept_completion()
+        if item is not None and item.value.startswith("/"):
+            self.submit()
+
     async def _on_key(self, event: events.Key) -> None:
         self.last_key_time = time.monotonic()
         key = event.key
         handled = True
         if key == "enter":
-            if self._completion_open():
-                item = self.accept_completion()
-                if item is not None and item.value.startswith("/"):
-                    self.submit()
-            else:
-                self.submit()
-        elif key == "ctrl+j":
+            self._enter()
+        elif key in ("ctrl+j", "shift+enter"):
             self.insert("\n")
         elif key == "tab":
             if self._completion_open():
