@@ -35,7 +35,9 @@ __all__ = ["PROXY_PORT", "Handshake", "Relay", "handshake", "start_relay"]
 
 PROXY_PORT: Final = 3128
 _CLONE_NEWNET: Final = 0x40000000
-_READY_TIMEOUT_S: Final = 5.0
+_READY_TIMEOUT_S: Final = (
+    30.0  # a loaded machine may take seconds; bubblewrap ending is seen at once
+)
 _LISTEN_HEX: Final = f":{PROXY_PORT:04X} 00000000:0000 0A"  # /proc/net/tcp, state LISTEN
 
 _libc: Any = None
@@ -56,13 +58,14 @@ def _setns(fd: int) -> int:
 
 
 def _read_info(fd: int, timeout_s: float) -> int | None:
-    """The sandbox's pid from bubblewrap's ``--info-fd`` JSON; None if bubblewrap ended first."""
+    """The sandbox's pid from bubblewrap's ``--info-fd`` JSON; None if bubblewrap ended first.
+    Raises ``TimeoutError`` if it said nothing within ``timeout_s``."""
     data = b""
     deadline = time.monotonic() + timeout_s
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
+            raise TimeoutError(f"the sandbox did not report its process within {timeout_s:g} s")
         try:
             chunk = os.read(fd, 65536)
         except BlockingIOError:
@@ -107,7 +110,10 @@ class Handshake:
 
 def _handshake(info_r: int, block_w: int, timeout_s: float) -> Handshake:
     global _JOIN_DENIED
-    out = Handshake(_read_info(info_r, timeout_s))
+    try:
+        out = Handshake(_read_info(info_r, timeout_s))
+    except TimeoutError as exc:  # released without a proxy: no network, and it is said
+        out = Handshake(error=exc)
     if out.pid is not None and not _JOIN_DENIED:
         try:
             out.sock = _listener(out.pid)

@@ -9,6 +9,7 @@ in absolute form), so no curl is needed.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -88,8 +89,22 @@ async def test_an_allowed_domain_is_reached_plain_and_through_connect(
     world: World, server: int
 ) -> None:
     world.session(allowed_domains=("localhost",))
-    assert (await _get(world, server))[0] == "200 hello from the host"
-    assert (await _get(world, server, "connect"))[0] == "200 hello from the host"
+    for how in ("plain", "connect"):
+        text, notices = await _get(world, server, how)
+        assert text == "200 hello from the host", (how, notices)
+
+
+async def test_a_sandbox_that_never_reports_runs_with_no_network_and_says_so() -> None:
+    info_r, info_w = os.pipe()  # bubblewrap's --info-fd: nothing ever written
+    block_r, block_w = os.pipe()  # --block-fd: the command waits for one byte
+    try:
+        shake = await netns.handshake(info_r, block_w, timeout_s=0.05)
+        assert shake.released and shake.pid is None and shake.sock is None
+        assert isinstance(shake.error, TimeoutError) and "did not report" in str(shake.error)
+        assert os.read(block_r, 1) == b"1"  # let go (fail closed: no proxy, so no network)
+    finally:
+        for fd in (info_r, info_w, block_r, block_w):
+            os.close(fd)
 
 
 async def test_a_wildcard_does_not_open_local_addresses(world: World, server: int) -> None:
