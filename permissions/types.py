@@ -59,7 +59,7 @@ class PermissionMode(StrEnum):
         try:
             return cls(value)
         except ValueError:
-            names = ", ".join(m.value for m in cls)
+            names = ", ".join(m.value for m in cls if m is not cls.BUBBLE)  # sub-agents' own
             raise ValueError(
                 f"unknown permission mode {value!r} (expected one of: {names})"
             ) from None

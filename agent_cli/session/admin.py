@@ -122,6 +122,8 @@ class SessionAdmin:
 
         out = []
         for s in list_sessions(self.cwd):
+            if s.session_id == self.session_id:
+                continue  # the session in use is not one to resume
             try:
                 title = session_title(s.path)
             except OSError:

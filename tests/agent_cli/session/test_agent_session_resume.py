@@ -66,3 +66,18 @@ async def test_continue_exposes_the_restored_conversation_for_the_ui(env: Path) 
     again = AgentSession.create(RunOptions(continue_session=True), cwd=env, interactive=True)
     assert [m["role"] for m in again.restored_messages()] == ["user", "assistant"]
     await again.close()
+
+
+async def test_the_resume_list_leaves_out_the_session_in_use(env: Path) -> None:  # noqa: F811
+    with ScriptedServer(Scenario.of(Turn([text("one")]), Turn([text("two")]))) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+        first = AgentSession.create(RunOptions(), cwd=env)
+        await _collect(first, "hello")
+        old_id = first.session_id
+        await first.close()
+        current = AgentSession.create(RunOptions(), cwd=env)
+        await _collect(current, "a second conversation")
+        listed = [s["session_id"] for s in current.list_sessions()]
+        assert listed == [old_id]  # not the one being typed in, which is newest
+        await current.close()
+        server.assert_done()

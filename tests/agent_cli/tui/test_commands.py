@@ -78,6 +78,7 @@ async def test_mode_and_model(session: FakeSession, make_app: Any) -> None:
         assert "only available when enabled at launch" in last_notice(app)
         await run(pilot, "/mode sideways")
         assert "unknown permission mode 'sideways'" in last_notice(app)
+        assert "dontAsk, auto)" in last_notice(app)  # the sub-agents' internal bubble not offered
         await run(pilot, "/model claude-other")
         assert session.model == "claude-other" and "claude-other" in str(app.status.render())
         assert last_notice(app) == "Model: claude-other"
