@@ -36,6 +36,8 @@ options:
   --dangerously-skip-permissions  start in bypassPermissions mode
   -w, --worktree NAME          work in the git worktree .nerve/worktrees/NAME (created if new)
   --max-budget-usd AMOUNT      (-p) stop before a request once the run cost this much
+  --system-prompt TEXT         replace the default system prompt ("" keeps it)
+  --append-system-prompt TEXT  add TEXT at the end of the system prompt
   -h, --help                   show this help and exit
   --version                    print the version and exit
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 __all__ = ["OptionsError", "RunOptions", "build_parser", "parse_run_options", "split_rule_list"]
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+INPUT_FORMATS = ("text", "stream-json")
 MODES = ("default", "manual", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 
 
@@ -59,6 +60,12 @@ class RunOptions:
     worktree: str | None = None  # start in the git worktree .nerve/worktrees/<name>
     # issue 17 (print mode at Claude Code's level)
     max_budget_usd: float | None = None  # stop before a request once the session spent this
+    # issue 23 (the Agent SDK drives nerve): one block, kept together
+    system_prompt: str | None = None  # replaces the default prompt ("" keeps the default)
+    append_system_prompt: str | None = None  # appended to the prompt, default or replaced
+    input_format: str = "text"  # "stream-json": the SDK's headless mode (no -p, never the TUI)
+    permission_prompt_tool: str | None = None  # "stdio": an ask becomes a can_use_tool request
+    include_partial_messages: bool = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-w", "--worktree", metavar="NAME")
     # issue 17: Claude Code's print-mode flags
     p.add_argument("--max-budget-usd", type=float)
+    # issue 23: what the Agent SDK passes (one block, kept together)
+    p.add_argument("--system-prompt")
+    p.add_argument("--append-system-prompt")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="text")
+    p.add_argument("--permission-prompt-tool")
+    p.add_argument("--include-partial-messages", action="store_true")
     return p
 
 
@@ -122,4 +135,9 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         verbose=ns.verbose,
         worktree=ns.worktree,
         max_budget_usd=ns.max_budget_usd,
+        system_prompt=ns.system_prompt,
+        append_system_prompt=ns.append_system_prompt,
+        input_format=ns.input_format,
+        permission_prompt_tool=ns.permission_prompt_tool,
+        include_partial_messages=ns.include_partial_messages,
     )

@@ -102,12 +102,17 @@ def build_system_prompt(
     home: Path | None = None,
     include_memory: bool = True,
     warnings: list[str] | None = None,
+    replace: str | None = None,
+    append: str | None = None,
 ) -> str:
     """The whole system prompt. Tool descriptions are listed by name (schemas go in ``tools``).
 
-    Why a memory or rules file was skipped goes to ``warnings`` when given."""
-    parts = [_INTRO, _render_env(env)]
-    if tool_descriptions:
+    Why a memory or rules file was skipped goes to ``warnings`` when given. ``replace``
+    (``--system-prompt``) stands for the intro, environment and tool listing; memory files
+    still follow it, as CLAUDE.md does under Claude Code's flag. ``append``
+    (``--append-system-prompt``) comes last."""
+    parts = [replace] if replace else [_INTRO, _render_env(env)]
+    if tool_descriptions and not replace:
         listing = "\n".join(
             f"- {name}: {desc.splitlines()[0] if desc else ''}" for name, desc in tool_descriptions
         )
@@ -116,4 +121,6 @@ def build_system_prompt(
         memory = render_memory(load_memory_files(env.cwd, home=home, warnings=warnings))
         if memory:
             parts.append(memory)
+    if append:
+        parts.append(append)
     return "\n\n".join(parts)

@@ -179,7 +179,11 @@ def build_session(
 
     model_name, client = _model(options, settings, model_client, environ)
     system_prompt = build_system_prompt(
-        env, tool_descriptions=[(t.name, t.description) for t in pool], warnings=warnings
+        env,
+        tool_descriptions=[(t.name, t.description) for t in pool],
+        warnings=warnings,
+        replace=options.system_prompt or None,  # --system-prompt "" keeps the default
+        append=options.append_system_prompt or None,
     )
 
     messages: list[dict[str, Any]] | None = None
