@@ -13,12 +13,16 @@ USAGE = """\
 usage: nerve [options] [PROMPT]
        nerve permissions check [options] -- COMMAND
        nerve demo [-p]
+       nerve mcp add|add-json|list|get|remove ...
+       nerve config get|set|list [-g] [KEY [VALUE]]
 
 Nerve: a terminal coding agent. Without -p it opens the interactive app.
 
 commands:
   permissions check            explain a permission decision without running anything
   demo                         an offline tour with a scripted model (no API key needed)
+  mcp                          add, list, show and remove MCP servers (Claude Code's files)
+  config                       read and write settings (-g: your user settings)
 
 options:
   -p, --print                  answer PROMPT (or stdin) once and exit
@@ -57,9 +61,23 @@ def _demo(argv: Sequence[str]) -> int:
     return run_demo(argv)
 
 
+def _mcp(argv: Sequence[str]) -> int:
+    from agent_cli.subcommands.mcp_cmd import run
+
+    return run(argv)
+
+
+def _config(argv: Sequence[str]) -> int:
+    from agent_cli.subcommands.config_cmd import run
+
+    return run(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "permissions": _permissions,
     "demo": _demo,
+    "mcp": _mcp,
+    "config": _config,
 }
 
 

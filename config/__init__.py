@@ -19,6 +19,7 @@ from config.writer import (
     SettingsWriteError,
     add_permission_rule,
     remove_permission_rule,
+    remove_settings_value,
     set_settings_value,
 )
 
@@ -42,5 +43,6 @@ __all__ = [
     "local_settings_path",
     "normalize_mode",
     "remove_permission_rule",
+    "remove_settings_value",
     "set_settings_value",
 ]

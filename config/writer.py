@@ -27,6 +27,7 @@ __all__ = [
     "add_permission_rule",
     "local_settings_path",
     "remove_permission_rule",
+    "remove_settings_value",
     "set_settings_value",
 ]
 
@@ -210,6 +211,27 @@ def set_settings_value(path: Path, keys: tuple[str, ...], value: Any) -> bool:
         if keys[-1] in node and node[keys[-1]] == value and type(node[keys[-1]]) is type(value):
             return False
         node[keys[-1]] = value
+        return True
+
+    return _update(path, change)
+
+
+def remove_settings_value(path: Path, keys: tuple[str, ...]) -> bool:
+    """Delete ``data[keys[0]]...[keys[-1]]`` from the JSON file at ``path``; every other key is
+    kept. Returns ``False`` (file untouched) when the file or the key is absent. A broken file
+    raises :class:`SettingsWriteError` and is never overwritten."""
+    if not keys or not all(isinstance(k, str) and k for k in keys):
+        raise ValueError(f"not a settings key path: {keys!r}")
+    if not Path(os.path.realpath(path)).exists():
+        return False
+
+    def change(data: dict[str, Any]) -> bool:
+        node: Any = data
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or keys[-1] not in node:
+            return False
+        del node[keys[-1]]
         return True
 
     return _update(path, change)
