@@ -83,10 +83,14 @@ class SessionSideModel:
 
 
 def wire_side_model(session: AgentSession, client: Any) -> None:
-    """Give the session's tools (and its sub-agents') the side model."""
-    session.ctx.options.extra[SIDE_MODEL_KEY] = SessionSideModel(
+    """Give the session's tools (and its sub-agents') the side model, and its ``prompt`` hooks
+    the model they ask (the hook runner is shared with sub-agents)."""
+    side = SessionSideModel(
         client,
         main_model=lambda: session.model,
         on_usage=lambda model, usage: session.loop.usage.add(model, usage),
         environ=session.ctx.options.environ,
     )
+    session.ctx.options.extra[SIDE_MODEL_KEY] = side
+    if session.ctx.hooks is not None and hasattr(session.ctx.hooks, "side_model"):
+        session.ctx.hooks.side_model = side

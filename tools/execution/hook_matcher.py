@@ -22,6 +22,7 @@ __all__ = [
     "GUARD_EVENTS",
     "KNOWN_EVENTS",
     "MATCHERLESS_EVENTS",
+    "MODEL_HOOK_TYPES",
     "TOOL_EVENTS",
     "HookHandler",
     "Matcher",
@@ -36,6 +37,8 @@ TOOL_EVENTS = frozenset(
 )
 # Events where a hook decides whether a call runs: a hook Nerve cannot run denies there.
 GUARD_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
+# Hook types a model evaluates (the hook's ``prompt`` + the event JSON -> an {ok, reason} verdict).
+MODEL_HOOK_TYPES = frozenset({"prompt"})
 # Events whose matcher CC ignores: every group fires.
 MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PostToolBatch"})
 KNOWN_EVENTS = TOOL_EVENTS | frozenset(
@@ -110,18 +113,24 @@ class HookHandler:
     if_rule: str | None = None
     policy: bool = False
     status_message: str | None = None
-    # a type Nerve cannot run (``prompt``, ``agent``, ``http``...): kept so a guard fails closed
+    # a type Nerve cannot run (``http``...): kept so a guard fails closed
     unrunnable: str | None = None
+    # ``command``, or a model-evaluated type (``prompt``, ``agent``) whose text is ``command``
+    kind: str = "command"
+    # the model a ``prompt``/``agent`` hook asks (None: the fast model / the session's)
+    model: str | None = None
 
     @property
     def key(self) -> tuple[str, str, tuple[str, ...] | None]:
-        """Identity for de-duplication: type + command + args."""
-        return (self.unrunnable or "command", self.command, self.args)
+        """Identity for de-duplication: type + command (or prompt) + args."""
+        return (self.unrunnable or self.kind, self.command, self.args)
 
     @property
     def name(self) -> str:
         """A short, human-readable name for messages."""
         text = self.command if self.args is None else " ".join((self.command, *self.args))
+        if self.kind in MODEL_HOOK_TYPES:
+            text = f"{self.kind} hook {' '.join(text.split())!r}"
         return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -175,6 +184,8 @@ def _parse_handler(
         warn(f"{where}: handler is not an object; skipped")
         return None
     kind = raw.get("type", "command")
+    if kind in MODEL_HOOK_TYPES:
+        return _parse_model_handler(event, matcher, raw, policy, where, warn, str(kind))
     if kind != "command":
         # Skipping a guard would fail open: the handler stays and denies what it guards.
         guards = event in GUARD_EVENTS
@@ -198,22 +209,8 @@ def _parse_handler(
             warn(f"{where}: 'args' must be a list of strings; skipped")
             return None
         args = tuple(args_raw)
-    timeout_raw = raw.get("timeout")
-    timeout: float | None = None
-    if timeout_raw is not None:
-        if isinstance(timeout_raw, bool) or not isinstance(timeout_raw, int | float):
-            warn(f"{where}: timeout {timeout_raw!r} is not a number; using the default")
-        elif timeout_raw <= 0:
-            warn(f"{where}: timeout {timeout_raw!r} is not positive; using the default")
-        else:
-            timeout = float(timeout_raw)
-    if_rule = raw.get("if")
-    if if_rule is not None and not isinstance(if_rule, str):
-        warn(f"{where}: 'if' must be a rule string; the condition is ignored")
-        if_rule = None
-    if if_rule is not None and event not in TOOL_EVENTS:
-        warn(f"{where}: 'if' applies to tool events only; the condition is ignored")
-        if_rule = None
+    timeout = _timeout(raw, where, warn)
+    if_rule = _if_rule(raw, event, where, warn)
     status = raw.get("statusMessage")
     return HookHandler(
         event=event,
@@ -224,6 +221,70 @@ def _parse_handler(
         if_rule=if_rule,
         policy=policy,
         status_message=status if isinstance(status, str) else None,
+    )
+
+
+def _timeout(raw: Mapping[str, Any], where: str, warn: Callable[[str], None]) -> float | None:
+    timeout_raw = raw.get("timeout")
+    if timeout_raw is None:
+        return None
+    if isinstance(timeout_raw, bool) or not isinstance(timeout_raw, int | float):
+        warn(f"{where}: timeout {timeout_raw!r} is not a number; using the default")
+    elif timeout_raw <= 0:
+        warn(f"{where}: timeout {timeout_raw!r} is not positive; using the default")
+    else:
+        return float(timeout_raw)
+    return None
+
+
+def _if_rule(
+    raw: Mapping[str, Any], event: str, where: str, warn: Callable[[str], None]
+) -> str | None:
+    if_rule = raw.get("if")
+    if if_rule is not None and not isinstance(if_rule, str):
+        warn(f"{where}: 'if' must be a rule string; the condition is ignored")
+        return None
+    if if_rule is not None and event not in TOOL_EVENTS:
+        warn(f"{where}: 'if' applies to tool events only; the condition is ignored")
+        return None
+    return if_rule
+
+
+def _parse_model_handler(
+    event: str,
+    matcher: Matcher,
+    raw: Mapping[str, Any],
+    policy: bool,
+    where: str,
+    warn: Callable[[str], None],
+    kind: str,
+) -> HookHandler:
+    """A ``prompt``/``agent`` hook. Without a prompt it cannot run: a guard then denies."""
+    prompt = raw.get("prompt")
+    model = raw.get("model")
+    if model is not None and not isinstance(model, str):
+        warn(f"{where}: 'model' must be a string; using the default model")
+        model = None
+    if not isinstance(prompt, str) or not prompt.strip():
+        effect = "every call it matches is denied" if event in GUARD_EVENTS else "it does not run"
+        warn(f"{where}: {kind} hook without a 'prompt' string; {effect}")
+        return HookHandler(
+            event=event,
+            matcher=matcher,
+            command=f"<{kind} hook without a prompt>",
+            policy=policy,
+            unrunnable=f"{kind} (no prompt)",
+        )
+    return HookHandler(
+        event=event,
+        matcher=matcher,
+        command=prompt,
+        timeout_s=_timeout(raw, where, warn),
+        if_rule=_if_rule(raw, event, where, warn),
+        policy=policy,
+        status_message=raw["statusMessage"] if isinstance(raw.get("statusMessage"), str) else None,
+        kind=kind,
+        model=model,
     )
 
 

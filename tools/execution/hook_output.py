@@ -15,7 +15,7 @@ from typing import Any
 from permissions.types import Decision
 from tools.execution.hook_process import ProcessResult
 
-__all__ = ["UNSET", "HandlerEffect", "interpret_result"]
+__all__ = ["UNSET", "HandlerEffect", "apply_block", "interpret_result"]
 
 # Exit code 2 blocks these events (stderr is the reason).
 _EXIT2_BLOCK_EVENTS = frozenset(
@@ -93,7 +93,7 @@ def interpret_result(name: str, event: str, r: ProcessResult, timeout: float) ->
         if obj is not None:
             _apply_json(e, event, obj)
         reason = _json_reason(obj) or stderr or f"blocked by hook {name}"
-        _apply_exit2(e, event, reason)
+        apply_block(e, event, reason)
     elif obj is not None:
         _apply_json(e, event, obj)  # a JSON answer decides alone, whatever the exit code
     elif r.exit_code == 0:
@@ -116,8 +116,9 @@ def _json_reason(obj: Mapping[str, Any] | None) -> str | None:
     return _str_or_none(obj.get("reason")) or _str_or_none(specific)
 
 
-def _apply_exit2(e: HandlerEffect, event: str, reason: str) -> None:
-    """Exit code 2: block where the event can block; JSON ``allow`` cannot override it."""
+def apply_block(e: HandlerEffect, event: str, reason: str) -> None:
+    """Exit code 2 (or a model hook's ``ok: false``): block where the event can block; JSON
+    ``allow`` cannot override it."""
     if event == "PreToolUse":
         e.decision, e.decision_reason = Decision.DENY, reason
         e.updated_input = None

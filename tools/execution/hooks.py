@@ -40,6 +40,8 @@ from tools.execution.hook_types import (
     PostToolUseOutcome,
     PreToolUseOutcome,
 )
+from tools.execution.hook_verdict import run_prompt_hook
+from tools.side_model import SideModel
 
 __all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
 
@@ -118,6 +120,8 @@ class HookRunner:
         self._settings_env = dict(env or {})
         self._notify = notify
         self._warnings: list[str] = []
+        # The model ``prompt`` hooks ask; the session attaches its own (None: they fail closed).
+        self.side_model: SideModel | None = None
         if output_dir is None:
             if transcript_path:
                 output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
@@ -383,6 +387,8 @@ class HookRunner:
     ) -> HandlerEffect:
         if h.unrunnable is not None:
             return _unrunnable_effect(h, event)
+        if h.kind == "prompt":
+            return await run_prompt_hook(h, event, stdin.decode(), self.side_model, h.timeout_s)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
         try:
             result = await run_process(

@@ -44,7 +44,9 @@ def test_public_mode_names() -> None:
 async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path) -> None:
     notes: list[str] = []
     config = {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "safe?"}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}
+        ],
         "PermissionRequest": [{"hooks": [{"type": "agent", "prompt": "check"}]}],
         "Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}],
     }
@@ -55,7 +57,7 @@ async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path
     out = await r.pre_tool_use(
         tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", permission_mode="default"
     )
-    assert out.decision == Decision.DENY and "'prompt'" in (out.decision_reason or "")
+    assert out.decision == Decision.DENY and "'http'" in (out.decision_reason or "")
     other = await r.pre_tool_use(
         tool_name="Read", tool_input={"file_path": "x"}, tool_use_id="t", permission_mode="default"
     )
