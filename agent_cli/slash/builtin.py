@@ -6,6 +6,7 @@ from agent_cli.slash.context_commands import CONTEXT_COMMANDS
 from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.sandbox import SANDBOX_COMMAND
+from agent_cli.slash.status_commands import STATUS_COMMANDS
 from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
 
 __all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
@@ -247,5 +248,6 @@ def default_registry() -> SlashRegistry:
         registry.extend(BUILTIN_COMMANDS)
         registry.extend(CUSTOMIZE_COMMANDS)
         registry.extend(CONTEXT_COMMANDS)
+        registry.extend(STATUS_COMMANDS)
         _REGISTRY = registry
     return _REGISTRY
