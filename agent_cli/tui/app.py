@@ -39,15 +39,22 @@ if TYPE_CHECKING:
     from agent_cli.tui.markdown import AssistantMessage
     from tools.context import PermissionPrompt, PermissionResponse
 
-__all__ = ["LOCAL_SETTINGS", "STARTING", "NerveApp", "SessionFactory", "SessionNotReady"]
+__all__ = [
+    "INTERRUPTED",
+    "STARTING",
+    "NerveApp",
+    "SessionFactory",
+    "SessionNotReady",
+]
 
 STARTING = "starting…"
-LOCAL_SETTINGS = ".nerve/settings.local.json"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
 CTRL_D_WINDOW_S = 1.0
 ESC_ESC_WINDOW_S = 0.8  # Esc twice on an empty prompt opens /rewind
 FORCE_STOP_S = 3.0
 SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this
+INTERRUPTED = "Interrupted · What should Nerve do instead?"
+LOOP_INTERRUPTED = "Interrupted by user."  # the loop's notice; the app shows INTERRUPTED once
 
 
 class NerveApp(SessionHost):
@@ -98,7 +105,8 @@ class NerveApp(SessionHost):
         self._last_ctrl_d = 0.0
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
-        self._said: set[str] = set()
+        self.said: set[str] = set()
+        self.rejections: dict[str, str] = {}  # tool_use_id -> the user's feedback ("" if none)
         self.completion_list = CompletionList()
         self.conversation = Conversation()
         self.status = StatusBar()
@@ -325,6 +333,9 @@ class NerveApp(SessionHost):
             from agent_cli.tui.todos import result_view
 
             content, expanded = result_view(event.name, event.content, event.is_error, event.output)
+            from agent_cli.tui.permission_flow import rejected_text
+
+            content = rejected_text(self, event.tool_use_id) or content
             w.finish(content, event.is_error, event.summary, expanded=expanded)
         elif isinstance(event, PermissionDecided):
             w = self._tool_widgets.get(event.tool_use_id)
@@ -336,7 +347,9 @@ class NerveApp(SessionHost):
                 "warning",
             )
         elif isinstance(event, Notice):
-            if event.text not in self._said:
+            if event.text == LOOP_INTERRUPTED:
+                self.mark_interrupted()
+            elif event.text not in self.said:
                 self.say(event.text, "warning" if event.level == "warning" else "info")
         elif isinstance(event, CompactProgress):
             from agent_cli.tui.compact_view import show_compact_progress
@@ -347,30 +360,25 @@ class NerveApp(SessionHost):
         elif isinstance(event, TurnFinished):
             await self._end_text()
             if event.stop_reason in INTERRUPTED_STOPS:
-                self._mark_interrupted()
+                self.mark_interrupted()
             self.refresh_status()
 
-    def _mark_interrupted(self) -> None:
+    def mark_interrupted(self) -> None:
         if not self.interrupted:
             self.interrupted = True
-            self.say("Interrupted", "warning")
+            self.say(INTERRUPTED, "warning")
 
     # -- permission ----------------------------------------------------------------------
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionResponse:
         """The session's permission handler: wait for a pause in typing, then ask."""
         from agent_cli.tui.permission import ask_in_modal
-        from tools.context import PermissionAnswer
+        from agent_cli.tui.permission_flow import settle_answer
 
         async with self._perm_lock:
             await self._typing_paused()
             response = await ask_in_modal(self, prompt, self.guard_s)
-        if response.answer is PermissionAnswer.ALLOW_ALWAYS and response.rules:
-            names = ", ".join(str(r) for r in response.rules)
-            plural = "s" if len(response.rules) > 1 else ""
-            text = f"Saved rule{plural} {names} to {LOCAL_SETTINGS}"
-            self._said.add(text)
-            self.say(text)
+        settle_answer(self, prompt, response)
         return response
 
     def _attach_handlers(self, session: SessionPort) -> None:
@@ -407,7 +415,7 @@ class NerveApp(SessionHost):
             await self._typing_paused()
             trusted = await ask_trust_in_modal(self, question, self.guard_s)
         if not trusted and question.message:
-            self._said.add(question.message)  # the session repeats it at the first turn
+            self.said.add(question.message)  # the session repeats it at the first turn
         for text, level in await settle_trust(question, trusted):
             self.say(text, level)
 
@@ -431,7 +439,7 @@ class NerveApp(SessionHost):
             self._escape_at_rest()
             return
         self.session.abort()
-        self._mark_interrupted()
+        self.mark_interrupted()
         self.set_timer(FORCE_STOP_S, self._force_stop)
 
     def _escape_at_rest(self) -> None:

@@ -165,6 +165,9 @@ class FakeSession:
                 else:
                     text = f"The user denied this. {response.feedback or ''}".strip()
                     yield ToolFinished(p.tool_use_id, p.tool_name, text, True)
+                if self._abort.is_set():  # as the loop does: an abort ends the turn here
+                    yield TurnFinished("aborted", 1)
+                    return
             elif isinstance(step, Hold):
                 try:
                     await asyncio.wait_for(self._abort.wait(), step.seconds)

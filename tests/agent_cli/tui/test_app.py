@@ -16,6 +16,7 @@ from agent_cli.loop.events import (
     TurnFinished,
 )
 from agent_cli.transcripts.history import PromptHistory
+from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession, Hold
@@ -137,7 +138,7 @@ async def test_escape_interrupts_running_tool(session: FakeSession, make_app: An
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running)
         assert session.aborts == 1
-        assert notices(app).count("Interrupted") == 1
+        assert notices(app).count(INTERRUPTED) == 1
         tool = app.query_one(ToolCall)
         assert tool.is_error and "Interrupted" in (tool.result_text or "")
 
@@ -153,7 +154,7 @@ async def test_ctrl_c_clears_input_then_interrupts(session: FakeSession, make_ap
         assert app.prompt_input.text == "" and session.aborts == 0
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.turn_running)
-        assert session.aborts == 1 and "Interrupted" in notices(app)
+        assert session.aborts == 1 and INTERRUPTED in notices(app)
 
 
 async def test_prompt_during_turn_is_queued(session: FakeSession, make_app: Any) -> None:

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from agent_cli.loop.events import TextDelta, TurnFinished
+from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
 from permissions.types import RuleValue
@@ -106,8 +107,8 @@ async def test_always_is_not_offered_without_suggestions(
         assert session.responses[0].feedback is None
 
 
-async def test_escape_denies(session: FakeSession, make_app: Any) -> None:
-    session.turns = [[Ask(bash_prompt("git push --force"))]]
+async def test_escape_denies_and_ends_the_turn(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("git push --force")), TextDelta("never shown")]]
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await _send(pilot, "push")
@@ -115,7 +116,23 @@ async def test_escape_denies(session: FakeSession, make_app: Any) -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running)
         assert session.responses[0].answer is PermissionAnswer.DENY
-        assert session.aborts == 0  # Esc answered the prompt; it did not interrupt the turn
+        assert session.aborts == 1  # a plain rejection ends the turn
+        assert _texts(app, NoticeLine).count(INTERRUPTED) == 1
+        assert "never shown" not in " ".join(_texts(app, AssistantMessage))
+        assert "Bash(git push --force)|Rejected" in _texts(app, ToolCall)
+        assert app.focused is app.prompt_input  # back at the input
+
+
+async def test_no_ends_the_turn(session: FakeSession, make_app: Any) -> None:
+    session.turns = [[Ask(bash_prompt("git push --force")), TextDelta("never shown")]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "push")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.turn_running)
+        assert session.aborts == 1
+        assert _texts(app, NoticeLine).count(INTERRUPTED) == 1
 
 
 async def test_deny_with_feedback(session: FakeSession, make_app: Any) -> None:
@@ -131,7 +148,8 @@ async def test_deny_with_feedback(session: FakeSession, make_app: Any) -> None:
         response = session.responses[0]
         assert response.answer is PermissionAnswer.DENY
         assert response.feedback == "use npm ci instead"
-        assert any("use npm ci instead" in t for t in _texts(app, ToolCall))
+        assert "Bash(rm -rf node_modules)|Rejected: use npm ci instead" in _texts(app, ToolCall)
+        assert session.aborts == 0 and INTERRUPTED not in _texts(app, NoticeLine)
 
 
 async def test_preview_and_safety_are_shown(session: FakeSession, make_app: Any) -> None:

@@ -12,6 +12,7 @@ import pytest
 from agent_cli.options import RunOptions
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
 from agent_cli.transcripts.history import PromptHistory
+from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.permission import PermissionScreen
 from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
@@ -124,8 +125,54 @@ async def test_deny_with_feedback_reaches_the_model(project: Path, serve: Any) -
         await pilot.press("tab", *"use a temp dir", "enter")
         await wait_for(pilot, lambda: not app.turn_running, timeout=15)
         assert not (project / "nope.txt").exists()
-        assert app.query_one(ToolCall).is_error
+        tool = app.query_one(ToolCall)
+        assert tool.is_error and tool.result_text == "Rejected: use a temp dir"
         assert app.query(AssistantMessage).last().source == "Understood."
+        assert INTERRUPTED not in [n.notice_text for n in app.query(NoticeLine)]
+    server.assert_done()
+
+
+def _rejected_t1(body: Any) -> bool:
+    """The request carries the rejection of t1 (the model learns it was refused)."""
+    return any(
+        b.get("type") == "tool_result"
+        and b.get("tool_use_id") == "t1"
+        and "doesn't want to proceed" in json.dumps(b.get("content"))
+        for m in body["messages"]
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+    )
+
+
+@pytest.mark.parametrize("key", ["n", "escape"])
+async def test_rejection_ends_the_turn(project: Path, serve: Any, key: str) -> None:
+    scenario = Scenario.of(
+        # Had the loop asked the model again after the rejection, this turn would answer it
+        # and fail the match; it must wait for the user's next prompt instead.
+        Turn([tool_use("Bash", {"command": "touch nope.txt"}, id="t1")]),
+        Turn(
+            [text("Using a temp dir.")],
+            match=Match(contains_text="use a temp dir", predicate=_rejected_t1),
+        ),
+    )
+    server = serve(scenario)
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(pilot, "make nope")
+        await pilot.press(key)
+        await wait_for(pilot, lambda: not app.turn_running, timeout=15)
+        assert not (project / "nope.txt").exists()
+        notices = [n.notice_text for n in app.query(NoticeLine)]
+        assert notices.count(INTERRUPTED) == 1 and "Interrupted by user." not in notices
+        assert len(server.requests) == 1, "the model was not asked again"
+        tool = app.query_one(ToolCall)
+        assert tool.is_error and tool.result_text == "Rejected"
+        assert app.focused is app.prompt_input
+        app.prompt_input.load_text("use a temp dir")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running and len(server.requests) == 2, 15)
+        await wait_for(pilot, lambda: app.query(AssistantMessage), timeout=15)
+        assert app.query(AssistantMessage).last().source == "Using a temp dir."
     server.assert_done()
 
 
@@ -141,7 +188,7 @@ async def test_escape_interrupts_a_running_command(project: Path, serve: Any) ->
         await wait_for(pilot, lambda: "tick 1" in str(body.render()), timeout=10)  # live progress
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running, timeout=10)
-        assert "Interrupted" in [n.notice_text for n in app.query(NoticeLine)]
+        assert [n.notice_text for n in app.query(NoticeLine)].count(INTERRUPTED) == 1
         assert app.query_one(ToolCall).is_error
     server.assert_done()
 
