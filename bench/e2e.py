@@ -19,7 +19,7 @@ Measures
   model     the scripted server's serving time, summed over requests: from the moment a request
             (headers and body) is in, to the last byte of its answer written. Measured on the
             server side, so it is what a real model's streaming would replace.
-  tools     for each model turn, the longest ``duration_ms`` among that turn's ``tool_finished``
+  tools     for each model turn, the longest ``duration_ms`` among that turn's tool-result ``user`` frames
             events (stream-json). All calls of one turn are concurrency-safe and fewer than the
             executor's limit, so they run together and the longest one is how long the turn's
             tools held the wall clock. ``duration_ms`` is the whole pipeline of that call (checks,
@@ -176,24 +176,29 @@ def scenario_tools(project: Path) -> Scenario:
 
 
 def _tool_time_ms(stream_json: str) -> tuple[float, float, int, int]:
-    """(per-turn longest summed, plain sum, calls finished, calls denied) from stream-json."""
+    """(per-turn longest summed, plain sum, calls finished, calls denied) from stream-json:
+    one ``user`` frame per tool result (with Nerve's ``duration_ms``), the denials in the
+    ``result`` frame."""
     longest: dict[str, float] = {}
     total = 0.0
     calls = denied = 0
     for line in stream_json.splitlines():
         try:
-            event = json.loads(line)
+            frame = json.loads(line)
         except ValueError:
             continue
-        if event.get("type") == "permission_decided" and event.get("decision") == "deny":
-            denied += 1
-        if event.get("type") != "tool_finished":
+        if frame.get("type") == "result":
+            denied += len(frame.get("permission_denials") or [])
+        if frame.get("type") != "user":
             continue
-        calls += 1
-        turn = str(event.get("tool_use_id", "")).rsplit("_", 1)[0]  # toolu_s<turn>_<block>
-        ms = float(event.get("duration_ms") or 0)
-        total += ms
-        longest[turn] = max(longest.get(turn, 0.0), ms)
+        for block in frame.get("message", {}).get("content", []):
+            if block.get("type") != "tool_result":
+                continue
+            calls += 1
+            turn = str(block.get("tool_use_id", "")).rsplit("_", 1)[0]  # toolu_s<turn>_<block>
+            ms = float(frame.get("duration_ms") or 0)
+            total += ms
+            longest[turn] = max(longest.get(turn, 0.0), ms)
     return sum(longest.values()), total, calls, denied
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
     AgentEvent,
@@ -73,11 +74,16 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
 
     finished: TurnFinished | None = None
     errors: list[str] = []
+    writer = None
+    if options.output_format == "stream-json":
+        writer = StreamJsonWriter(out, partial=options.include_partial_messages)
+        writer.attach(session)
+        writer.begin_turn()
     try:
         async for event in session.run_turn(prompt):
-            if options.output_format == "stream-json":
-                print(json.dumps(event_to_json(event), default=str), file=out, flush=True)
-            elif isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
+            if writer is not None:
+                writer.event(event)
+            if isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
                 text = (
                     event.text
                     if isinstance(event, Notice)
@@ -89,7 +95,7 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
             elif isinstance(event, Notice) and event.level == "warning":
                 # json keeps stdout to its one result object; a warning (a settings file that
                 # is ignored, ...) must still reach the user.
-                if options.output_format == "json" and event.text != told:
+                if options.output_format != "text" and event.text != told:
                     print(for_stream(f"nerve: {event.text}", err), file=err, flush=True)
             elif isinstance(event, CompactProgress) and (
                 event.final or (event.stage == "started" and options.output_format == "text")
@@ -111,29 +117,17 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         if finished.result_text:
             print(for_stream(finished.result_text, out), file=out)
     else:
-        subtype = {
-            "max_turns": "error_max_turns",
-            "max_budget": "error_max_budget_usd",
-            "error": "error_during_execution",
-            "aborted": "error_during_execution",
-            "blocked": "error_during_execution",
-        }.get(finished.stop_reason, "success")
-        result = {
-            "type": "result",
-            "subtype": subtype,
-            "is_error": is_error,
-            "result": finished.result_text,
-            "num_turns": finished.num_turns,
-            "duration_ms": duration_ms,
-            "session_id": session.session_id,
-            "usage": finished.usage,
-            "total_cost_usd": round(session.loop.usage.cost_usd, 6),
-            "permission_denials": session.loop.permission_denials,
-            "stop_reason": finished.stop_reason,
-        }
-        if errors:
-            result["errors"] = errors
-        print(json.dumps(result, default=str), file=out, flush=True)
+        result = result_frame(
+            session,
+            finished,
+            duration_ms=duration_ms,
+            duration_api_ms=writer.api_ms if writer is not None else 0,
+            errors=errors,
+        )
+        if writer is not None:
+            writer.finish(result)
+        else:
+            print(json.dumps(result, default=str), file=out, flush=True)
     if finished.stop_reason == "aborted":
         return 130
     return 1 if is_error else 0

@@ -202,9 +202,9 @@ def test_prompt_from_stdin_and_stream_json(harness: Harness) -> None:
     )
     assert run.rc == 0, run.stderr
     lines = [json.loads(x) for x in run.stdout.splitlines()]
-    kinds = [x["type"] for x in lines]
-    assert "text_delta" in kinds and kinds[-2:] == ["turn_finished", "result"]
-    assert "".join(x["text"] for x in lines if x["type"] == "text_delta") == "streamed answer"
+    assert [x["type"] for x in lines] == ["system", "assistant", "result"]
+    assert lines[1]["message"]["content"] == [{"type": "text", "text": "streamed answer"}]
+    assert lines[2]["result"] == "streamed answer"
     first_user = run.server.requests[0].body["messages"][0]
     assert "question" in json.dumps(first_user)
 

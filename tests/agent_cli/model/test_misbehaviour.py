@@ -211,7 +211,8 @@ def test_stream_json_ends_with_a_result_when_interrupted(harness: Harness) -> No
         seen: list[dict[str, Any]] = []
         for line in proc.stdout:
             seen.append(json.loads(line))
-            if seen[-1]["type"] == "tool_started":
+            content = seen[-1].get("message", {}).get("content", [])
+            if seen[-1]["type"] == "assistant" and content[-1]["type"] == "tool_use":
                 proc.send_signal(signal.SIGINT)
                 break
         rest, _ = proc.communicate(timeout=30)

@@ -83,9 +83,9 @@ def test_retries_are_announced_as_retry_events_in_print_mode(harness: Harness) -
     scenario = Scenario.of(Turn([text("back")], faults=[server_error(times=2)]))
     run = harness.run(["-p", "hi", "--output-format", "stream-json"], scenario)
     lines = _lines(run.stdout)
-    retries = [x for x in lines if x["type"] == "retry_event"]
+    retries = [x for x in lines if x["type"] == "system" and x["subtype"] == "api_retry"]
     assert [r["attempt"] for r in retries] == [1, 2], run.stdout
-    assert all("server error (500)" in r["reason"] for r in retries)
+    assert all("server error (500)" in r["error"] for r in retries)
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "back" and run.rc == 0
 
 
