@@ -66,6 +66,13 @@ class RunOptions:
     input_format: str = "text"  # "stream-json": the SDK's headless mode (no -p, never the TUI)
     permission_prompt_tool: str | None = None  # "stdio": an ask becomes a can_use_tool request
     include_partial_messages: bool = False
+    # issue 17 flags (helper "flags"): MCP config, tool set, setting sources, schema, fallback
+    mcp_configs: list[str] = field(default_factory=list)  # each a file path or inline JSON
+    strict_mcp_config: bool = False  # only the --mcp-config servers
+    tools: list[str] | None = None  # the built-in tools offered; None = all, [] = none
+    setting_sources: list[str] | None = None  # user/project/local layers to load; None = all
+    json_schema: str | None = None  # the final answer must match this JSON Schema
+    fallback_model: str | None = None  # after repeated overload (529) the request goes here
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -97,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="text")
     p.add_argument("--permission-prompt-tool")
     p.add_argument("--include-partial-messages", action="store_true")
+    p.add_argument("--mcp-config", dest="mcp_configs", action="append", default=[])
+    p.add_argument("--strict-mcp-config", action="store_true")
+    p.add_argument("--tools")
+    p.add_argument("--setting-sources")
+    p.add_argument("--json-schema")
+    p.add_argument("--fallback-model")
     return p
 
 
@@ -116,6 +129,9 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         raise OptionsError("--max-turns must be at least 1")
     if ns.max_budget_usd is not None and not ns.max_budget_usd > 0:
         raise OptionsError("--max-budget-usd must be a positive amount of US dollars")
+    tools, sources = _flag_lists(ns.tools, ns.setting_sources)
+    if ns.fallback_model is not None and not ns.fallback_model.strip():
+        raise OptionsError("--fallback-model needs a model name")
     return RunOptions(
         prompt=ns.prompt,
         print_mode=ns.print_mode,
@@ -140,4 +156,33 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         input_format=ns.input_format,
         permission_prompt_tool=ns.permission_prompt_tool,
         include_partial_messages=ns.include_partial_messages,
+        mcp_configs=list(ns.mcp_configs),
+        strict_mcp_config=ns.strict_mcp_config,
+        tools=tools,
+        setting_sources=sources,
+        json_schema=ns.json_schema,
+        fallback_model=ns.fallback_model.strip() if ns.fallback_model else None,
     )
+
+
+_SETTING_SOURCES = ("user", "project", "local")
+
+
+def _flag_lists(
+    tools: str | None, sources: str | None
+) -> tuple[list[str] | None, list[str] | None]:
+    """``--tools "Bash,Read"`` ("" = none, "default" = all) and ``--setting-sources
+    user,project`` as lists (commas or spaces separate names)."""
+    tool_list = None
+    if tools is not None:
+        names = [n for n in tools.replace(",", " ").split() if n]
+        tool_list = None if names == ["default"] else names
+    source_list = None
+    if sources is not None:
+        source_list = [n for n in sources.replace(",", " ").split() if n]
+        for name in source_list:
+            if name not in _SETTING_SOURCES:
+                raise OptionsError(
+                    f"--setting-sources: unknown source {name!r} (expected user, project, local)"
+                )
+    return tool_list, source_list

@@ -146,10 +146,12 @@ def tools_for_api(
     prefix — and its cache — is identical whatever MCP tools follow.
     """
     loaded = frozenset(loaded_deferred)
+    # Without ToolSearch (``--tools`` left it out) nothing could load a deferred tool: send all.
+    searchable = any(t.name == "ToolSearch" for t in pool)
     specs: list[dict[str, Any]] = []
     last_builtin = -1
     for tool in pool:
-        deferred = tool.should_defer and tool.name not in loaded
+        deferred = searchable and tool.should_defer and tool.name not in loaded
         specs.append(tool.api_schema(deferred=deferred))
         if not tool.is_mcp and not deferred:
             last_builtin = len(specs) - 1

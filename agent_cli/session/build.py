@@ -65,12 +65,18 @@ def build_session(
     try:
         # Workspace trust: an untrusted project's files only restrict (config.trust).
         trusted = is_trusted(find_project_root(cwd))
-        settings = load_settings(cwd, cli_settings=options.settings, project_trusted=trusted)
+        settings = load_settings(
+            cwd,
+            cli_settings=options.settings,
+            project_trusted=trusted,
+            sources=None if options.setting_sources is None else set(options.setting_sources),
+        )
     except SettingsError as exc:
         raise SessionError(str(exc)) from exc
     warnings = list(settings.warnings)
     # What every part of the session reads variables from (settings env over the shell's).
     environ = session_environ(settings.env)
+    _check_mcp_flags(options, cwd, environ)  # a bad --mcp-config fails before anything is written
 
     resume_path: Path | None = None
     if options.continue_session or options.resume is not None:
@@ -154,12 +160,20 @@ def build_session(
 
     commands = load_commands(cwd, project_trusted=trusted)  # custom commands and skills
     warnings += commands.warnings
-    pool = pool_for_commands(assemble_tool_pool(get_all_base_tools(), (), perm_ctx), commands)
+    builtins = _offered_builtins(get_all_base_tools(), options.tools)
+    pool = pool_for_commands(assemble_tool_pool(builtins, (), perm_ctx), commands)
     session_dir = transcript.session_dir if transcript else None
     from tools.mcp.manager import session_mcp
 
     log_root = session_dir or Path(tempfile.gettempdir()) / "nerve-mcp" / session_id
-    mcp, mcp_warnings = session_mcp(cwd, settings, log_dir=log_root / "mcp-logs", environ=environ)
+    mcp, mcp_warnings = session_mcp(
+        cwd,
+        settings,
+        log_dir=log_root / "mcp-logs",
+        environ=environ,
+        cli_configs=tuple(options.mcp_configs),
+        strict=options.strict_mcp_config,
+    )
     warnings += mcp_warnings
     ctx = ToolUseContext(
         permissions=perm_ctx,
@@ -212,6 +226,28 @@ def build_session(
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
     return session
+
+
+def _offered_builtins(tools: list[Any], names: list[str] | None) -> list[Any]:
+    """``--tools``: only the named built-ins (by name or alias); ``None`` = all of them."""
+    if names is None:
+        return tools
+    by_name = {alias: t for t in tools for alias in t.all_names}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        known = ", ".join(sorted(t.name for t in tools))
+        raise SessionError(f"--tools: unknown tool(s) {', '.join(unknown)} (built-ins: {known})")
+    chosen = {by_name[n].name for n in names}
+    return [t for t in tools if t.name in chosen]
+
+
+def _check_mcp_flags(options: RunOptions, cwd: Path, environ: dict[str, str]) -> None:
+    from tools.mcp.config import McpConfigError, parse_cli_mcp_configs
+
+    try:
+        parse_cli_mcp_configs(options.mcp_configs, cwd=cwd, environ=environ)
+    except McpConfigError as exc:
+        raise SessionError(str(exc)) from exc
 
 
 def restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:

@@ -141,8 +141,9 @@ def test_builtin_wins_a_name_clash_with_mcp() -> None:
 
 def test_tools_for_api_deferred_and_cache_breakpoint() -> None:
     deferred = read_only_tool("Zed", should_defer=True, description="later")
-    pool = [read_only_tool("Glob", description="g"), deferred, _mcp("mcp__a__x")]
-    specs = registry.tools_for_api(pool, loaded_deferred=())
+    search = read_only_tool("ToolSearch", description="s")
+    pool = [search, read_only_tool("Glob", description="g"), deferred, _mcp("mcp__a__x")]
+    specs = registry.tools_for_api(pool, loaded_deferred=())[1:]
     assert specs[0]["cache_control"] == {"type": "ephemeral"}
     assert specs[1] == {
         "name": "Zed",
@@ -151,10 +152,18 @@ def test_tools_for_api_deferred_and_cache_breakpoint() -> None:
         "defer_loading": True,
     }
     assert "cache_control" not in specs[2]
-    loaded = registry.tools_for_api(pool, loaded_deferred={"Zed"})
+    loaded = registry.tools_for_api(pool, loaded_deferred={"Zed"})[1:]
     assert "defer_loading" not in loaded[1] and "properties" in loaded[1]["input_schema"]
     assert loaded[1]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in loaded[0]
+
+
+def test_without_toolsearch_deferred_tools_go_in_full() -> None:
+    # ``--tools`` can leave ToolSearch out; then nothing could load a deferred schema.
+    pool = [read_only_tool("Glob"), read_only_tool("Zed", should_defer=True)]
+    specs = registry.tools_for_api(pool)
+    assert all("defer_loading" not in s for s in specs)
+    assert "text" in specs[1]["input_schema"]["properties"]  # the whole schema
 
 
 def test_mcp_changes_leave_the_builtin_prefix_byte_identical() -> None:

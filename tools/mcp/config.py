@@ -10,6 +10,10 @@ merge), as in Claude Code:
 * **user**    — ``~/.nerve/mcp.json`` ``mcpServers`` (ours), then ``~/.claude.json`` top-level
   ``mcpServers``.
 
+Above them all, **dynamic**: ``--mcp-config FILE|JSON`` (repeatable, Claude Code's
+``{"mcpServers": {...}}`` shape), started without approval since the user named them on the
+command line; with ``--strict-mcp-config`` they are the only servers.
+
 Project servers are code a repository asks us to run. They start only when approved by a
 setting the repository cannot write itself: ``enableAllProjectMcpServers: true`` or the name in
 ``enabledMcpjsonServers``, read from user, local, command-line or policy settings — never from
@@ -32,15 +36,17 @@ from typing import Any, Literal
 
 __all__ = [
     "McpConfig",
+    "McpConfigError",
     "McpServerConfig",
     "expand_vars",
     "load_mcp_config",
     "normalize_name",
+    "parse_cli_mcp_configs",
     "project_approval",
 ]
 
-Scope = Literal["local", "project", "user"]
-_SCOPE_RANK: dict[str, int] = {"local": 0, "project": 1, "user": 2}
+Scope = Literal["dynamic", "local", "project", "user"]
+_SCOPE_RANK: dict[str, int] = {"dynamic": -1, "local": 0, "project": 1, "user": 2}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 # Settings layers a repository cannot write: approvals are honoured only from these.
@@ -251,6 +257,48 @@ def _project_files(cwd: Path, project_root: Path) -> list[Path]:
     return [d / ".mcp.json" for d in dirs]
 
 
+class McpConfigError(ValueError):
+    """A ``--mcp-config`` value that cannot be used (the user typed it: an error, not a skip)."""
+
+
+def parse_cli_mcp_configs(
+    values: Iterable[str], *, cwd: Path, environ: Mapping[str, str]
+) -> tuple[list[McpServerConfig], list[str]]:
+    """``--mcp-config`` values (each a JSON file or inline JSON) -> dynamic-scope servers and
+    warnings (unset variables). A later value's server replaces an earlier one of that name."""
+    chosen: dict[str, McpServerConfig] = {}
+    warnings: list[str] = []
+    for value in values:
+        if value.lstrip().startswith("{"):
+            shown, text = "--mcp-config (inline JSON)", value
+        else:
+            path = Path(os.path.expanduser(value))
+            path = path if path.is_absolute() else cwd / path
+            shown = f"--mcp-config {value}"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = "file not found" if isinstance(exc, FileNotFoundError) else str(exc)
+                raise McpConfigError(f"{shown}: {reason}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise McpConfigError(f"{shown}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        if not isinstance(servers, dict):
+            raise McpConfigError(f'{shown}: expected {{"mcpServers": {{"name": {{...}}}}}}')
+        for name, raw in servers.items():
+            problems: list[str] = []
+            parsed = _parse_entry(
+                str(name), raw, scope="dynamic", source=shown, environ=environ, warnings=problems
+            )
+            if parsed is None:
+                raise McpConfigError(problems[-1].removesuffix("; skipped"))
+            warnings += problems
+            chosen[parsed.name] = parsed
+    return list(chosen.values()), warnings
+
+
 def load_mcp_config(
     cwd: Path,
     *,
@@ -259,15 +307,20 @@ def load_mcp_config(
     claude_json: Path,
     settings_layers: Iterable[Any] = (),
     environ: Mapping[str, str] | None = None,
+    cli_servers: Iterable[McpServerConfig] = (),
+    strict: bool = False,
 ) -> McpConfig:
     """Every configured server, resolved by scope and approval (see module docstring).
 
     ``claude_json`` is Claude Code's ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json``
     when that variable is set). Never raises on bad files: they become warnings.
+    ``cli_servers`` (``--mcp-config``) win over every file; ``strict`` reads no file at all.
     """
     environ = os.environ if environ is None else environ
     warnings: list[str] = []
-    chosen: dict[str, McpServerConfig] = {}
+    chosen: dict[str, McpServerConfig] = {s.name: s for s in cli_servers}
+    if strict:
+        return McpConfig(tuple(chosen.values()))
 
     def offer(entries: Iterable[tuple[str, Any]], scope: Scope, source: str) -> None:
         for name, raw in entries:

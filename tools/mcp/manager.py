@@ -27,7 +27,13 @@ from tools.mcp.client import (
     env_ms,
     quiet_sdk_logging,
 )
-from tools.mcp.config import McpConfig, McpServerConfig, load_mcp_config, normalize_name
+from tools.mcp.config import (
+    McpConfig,
+    McpServerConfig,
+    load_mcp_config,
+    normalize_name,
+    parse_cli_mcp_configs,
+)
 from tools.mcp.resources import resource_tools
 from tools.mcp.results import max_output_tokens
 
@@ -66,9 +72,15 @@ def claude_json_path(environ: Mapping[str, str], home: Path | None = None) -> Pa
 
 
 def load_session_mcp_config(
-    cwd: Path, settings: Any, environ: Mapping[str, str] | None = None
+    cwd: Path,
+    settings: Any,
+    environ: Mapping[str, str] | None = None,
+    *,
+    cli_servers: tuple[McpServerConfig, ...] = (),
+    strict: bool = False,
 ) -> McpConfig:
-    """The MCP config for a session, from a ``config.LoadedSettings`` and the environment."""
+    """The MCP config for a session, from a ``config.LoadedSettings`` and the environment
+    (``cli_servers``/``strict``: ``--mcp-config`` and ``--strict-mcp-config``)."""
     from config.paths import resolve_config_dirs
 
     environ = os.environ if environ is None else environ
@@ -80,6 +92,8 @@ def load_session_mcp_config(
         claude_json=claude_json_path(environ, dirs.home),
         settings_layers=getattr(settings, "layers", ()),
         environ={**environ, **dict(getattr(settings, "env", {}) or {})},
+        cli_servers=cli_servers,
+        strict=strict,
     )
 
 
@@ -345,15 +359,28 @@ class McpManager:
 
 
 def session_mcp(
-    cwd: Path, settings: Any, *, log_dir: Path, environ: Mapping[str, str] | None = None
+    cwd: Path,
+    settings: Any,
+    *,
+    log_dir: Path,
+    environ: Mapping[str, str] | None = None,
+    cli_configs: tuple[str, ...] = (),
+    strict: bool = False,
 ) -> tuple[McpManager | None, list[str]]:
     """The session's MCP manager (``None`` when no server is configured) and config warnings.
 
-    Cheap: reads a few JSON files; nothing starts until ``start()``.
+    Cheap: reads a few JSON files; nothing starts until ``start()``. ``cli_configs`` are the
+    ``--mcp-config`` values (a bad one raises ``McpConfigError``).
     """
     environ = dict(os.environ if environ is None else environ)
     environ.update(dict(getattr(settings, "env", {}) or {}))
-    config = load_session_mcp_config(cwd, settings, environ)
+    cli_servers, cli_warnings = parse_cli_mcp_configs(cli_configs, cwd=cwd, environ=environ)
+    config = load_session_mcp_config(
+        cwd, settings, environ, cli_servers=tuple(cli_servers), strict=strict
+    )
+    config = McpConfig(
+        config.servers, config.unapproved, (*cli_warnings, *config.warnings), config.pending
+    )
     if not config.servers and not config.pending:
         return None, list(config.warnings)
     project_dir = Path(getattr(settings, "project_root", None) or cwd)
