@@ -33,6 +33,20 @@ class SessionAdmin:
     loop: AgentLoop
     transcript: TranscriptWriter | None
     restored_tasks: list[dict[str, Any]]
+    session_id: str
+    settings: Any
+    warnings: list[str]
+
+    def settings_problems(self) -> list[str]:
+        """What the settings files got wrong (``file:line:col: key: problem; what is ignored``),
+        for as long as the session runs."""
+        return [str(w) for w in getattr(self.settings, "warnings", ())]
+
+    def take_warnings(self) -> list[str]:
+        """The start-up warnings not shown yet; the app shows them at once (else the first
+        turn does)."""
+        out, self.warnings = self.warnings, []
+        return out
 
     @property
     def ctx(self) -> ToolUseContext:

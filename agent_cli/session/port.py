@@ -99,6 +99,14 @@ class SessionPort(Protocol):
         """``/mcp``: each configured MCP server's status (``tools.mcp.McpServerView``)."""
         ...
 
+    def settings_problems(self) -> list[str]:
+        """Problems of the settings files (``file:line:col: ...; what is ignored``)."""
+        ...
+
+    def take_warnings(self) -> list[str]:
+        """Start-up warnings not shown yet (then they are not repeated by the first turn)."""
+        ...
+
     def todos(self) -> list[dict[str, Any]]:
         """``/todos``: the current todo list (``{"content", "status", "activeForm"}`` dicts)."""
         ...

@@ -52,7 +52,13 @@ async def _permissions(host: SlashHost, args: str) -> None:
     session = host.session
     words = args.split(maxsplit=2)
     if not words:
-        host.say("\n".join(["Permission rules:", *rule_lines(session.rules())]))
+        lines = ["Permission rules:", *rule_lines(session.rules())]
+        problems_of = getattr(session, "settings_problems", None)
+        problems = problems_of() if callable(problems_of) else []
+        if problems:  # a broken file's rules are not listed above: say why
+            lines += ["", "Settings problems (what they name is not in force):"]
+            lines += [f"  {p}" for p in problems]
+        host.say("\n".join(lines), "warning" if problems else "info")
         return
     if words[0] not in ("add", "remove") or len(words) < 3 or words[1] not in BEHAVIORS:
         host.say("usage: /permissions [add|remove <allow|ask|deny> <rule>]", "error")

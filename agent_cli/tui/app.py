@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 
 from agent_cli.slash.registry import parse_slash
 from agent_cli.transcripts.history import PromptHistory
+from agent_cli.tui.banner import startup_problems_text
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.labels import status_text
@@ -142,6 +143,8 @@ class NerveApp(SessionHost):
     async def session_started(self, session: SessionPort) -> None:
         self._attach_handlers(session)
         self.refresh_status()
+        if (banner := startup_problems_text(session)) is not None:
+            self.say(banner, "warning")
         restored = getattr(session, "restored_messages", None)
         messages = restored() if callable(restored) else []
         if messages:  # `nerve -c` / `nerve -r ID`: show where the conversation was
