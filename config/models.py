@@ -34,6 +34,15 @@ PERMISSION_MODES: Final[tuple[str, ...]] = (
     "dontAsk",
     "auto",
 )
+
+
+def _no_strings() -> list[str]:
+    """A fresh empty list. Not ``default_factory=list``: pydantic reads a factory's signature,
+    and a builtin's is parsed with ``tokenize``, whose first use compiles a large regex (~8 ms
+    of every start-up)."""
+    return []
+
+
 _MODE_ALIASES: Final[dict[str, str]] = {"manual": "default"}
 
 HOOK_TYPES: Final[tuple[str, ...]] = ("command", "http", "prompt", "agent", "mcp_tool")
@@ -55,11 +64,11 @@ class PermissionsSettings(BaseModel):
 
     model_config = _LENIENT_STRICT
 
-    allow: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=_no_strings)
+    deny: list[str] = Field(default_factory=_no_strings)
+    ask: list[str] = Field(default_factory=_no_strings)
     defaultMode: str | None = None
-    additionalDirectories: list[str] = Field(default_factory=list)
+    additionalDirectories: list[str] = Field(default_factory=_no_strings)
     disableBypassPermissionsMode: Literal["disable"] | None = None
 
     @field_validator("defaultMode")
@@ -109,10 +118,10 @@ class SandboxFilesystemSettings(BaseModel):
 
     model_config = _LENIENT_STRICT
 
-    allowWrite: list[str] = Field(default_factory=list)
-    denyWrite: list[str] = Field(default_factory=list)
-    denyRead: list[str] = Field(default_factory=list)
-    allowRead: list[str] = Field(default_factory=list)
+    allowWrite: list[str] = Field(default_factory=_no_strings)
+    denyWrite: list[str] = Field(default_factory=_no_strings)
+    denyRead: list[str] = Field(default_factory=_no_strings)
+    allowRead: list[str] = Field(default_factory=_no_strings)
     allowManagedReadPathsOnly: bool | None = None
 
 
@@ -121,10 +130,10 @@ class SandboxNetworkSettings(BaseModel):
 
     model_config = _LENIENT_STRICT
 
-    allowedDomains: list[str] = Field(default_factory=list)
-    deniedDomains: list[str] = Field(default_factory=list)
+    allowedDomains: list[str] = Field(default_factory=_no_strings)
+    deniedDomains: list[str] = Field(default_factory=_no_strings)
     allowManagedDomainsOnly: bool | None = None
-    allowUnixSockets: list[str] = Field(default_factory=list)
+    allowUnixSockets: list[str] = Field(default_factory=_no_strings)
     allowAllUnixSockets: bool | None = None
     allowLocalBinding: bool | None = None
     httpProxyPort: int | None = Field(default=None, ge=1, le=65535)
@@ -140,7 +149,7 @@ class SandboxSettings(BaseModel):
     failIfUnavailable: bool | None = None
     autoAllowBashIfSandboxed: bool | None = None
     allowUnsandboxedCommands: bool | None = None
-    excludedCommands: list[str] = Field(default_factory=list)
+    excludedCommands: list[str] = Field(default_factory=_no_strings)
     filesystem: SandboxFilesystemSettings = Field(default_factory=SandboxFilesystemSettings)
     network: SandboxNetworkSettings = Field(default_factory=SandboxNetworkSettings)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.base import Tool, build_tool
+from tools.base import Tool, build_tool, empty_list
 from tools.context import ToolUseContext
 from tools.result import ToolResult
 
@@ -39,9 +39,9 @@ class ToolSearchInput(BaseModel):
 
 class ToolSearchOutput(BaseModel):
     query: str
-    matches: list[dict[str, Any]] = Field(default_factory=list)
-    missing: list[str] = Field(default_factory=list)
-    available: list[str] = Field(default_factory=list)
+    matches: list[dict[str, Any]] = Field(default_factory=empty_list)
+    missing: list[str] = Field(default_factory=empty_list)
+    available: list[str] = Field(default_factory=empty_list)
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")

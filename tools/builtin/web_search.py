@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from permissions.types import ToolKind
-from tools.base import build_tool
+from tools.base import build_tool, empty_list
 from tools.context import ToolUseContext
 from tools.errors import ToolExecutionError
 from tools.result import ToolResult, ValidationError
@@ -85,7 +85,7 @@ class WebSearchOutput(BaseModel):
     query: str
     results: list[SearchHit]
     summary: str = ""
-    searches: list[str] = Field(default_factory=list)  # the queries the API ran
+    searches: list[str] = Field(default_factory=empty_list)  # the queries the API ran
     duration_ms: int = 0
 
 
