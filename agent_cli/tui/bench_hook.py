@@ -1,9 +1,10 @@
 """Bench hook: ``NERVE_BENCH_FIRST_FRAME=<file>`` makes the app record its start-up, then exit.
 
 Used by ``bench/tui.py`` and ``tests/agent_cli/frontends/test_interactive_startup.py``; not a user feature. The app
-writes ``{"t": <time.time() at the first frame>, "modules": [<sys.modules then>]}`` to the file
-as soon as the first frame is painted, then, when the session is ready (or failed), rewrites it
-with ``"ready": <time.time()>`` and ``"error": <message or null>`` added, and exits with 0
+writes ``{"t": <time.time() at the first frame>, "cpu": <the process's CPU seconds then>,
+"modules": [<sys.modules then>]}`` to the file as soon as the first frame is painted, then, when
+the session is ready (or failed), rewrites it with ``"ready": <time.time()>``, ``"ready_cpu"``
+and ``"error": <message or null>`` added, and exits with 0
 after painting one more frame (so a start-up error is on screen).
 Each write replaces the file atomically, so a reader never sees half a record.
 """
@@ -33,13 +34,14 @@ class FirstFrameProbe:
         """Call right after the first frame is painted."""
         if not self.record:
             now = time.time()
-            self.record = {"t": now, "modules": sorted(sys.modules)}
+            self.record = {"t": now, "cpu": time.process_time(), "modules": sorted(sys.modules)}
             self._write()
 
     def ready(self, error: str | None) -> None:
         """Call when the session is ready (``error`` None) or could not be built."""
         if self.record and "ready" not in self.record:
             self.record["ready"] = time.time()
+            self.record["ready_cpu"] = time.process_time()
             self.record["error"] = error
             self._write()
 

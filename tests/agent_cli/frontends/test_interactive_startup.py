@@ -118,6 +118,7 @@ def test_first_frame_comes_before_the_heavy_imports(tmp_path: Path) -> None:
     # Then the session was built behind the frame, without error.
     assert record["error"] is None
     assert record["ready"] >= record["t"]
+    assert record["ready_cpu"] >= record["cpu"] > 0  # CPU seconds, for bench/tui.py
 
 
 def test_a_session_error_is_shown_in_the_app(tmp_path: Path) -> None:
