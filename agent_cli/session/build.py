@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from agent_cli.session.agent_session import AgentSession
 
 __all__ = ["build_session", "restore_read_files"]
+
+_CLASSIFIER_KEY = "classifier"  # = agent_cli.auto.classifier.CLASSIFIER_KEY, without the import
 
 
 def build_session(
@@ -299,18 +302,50 @@ def _wire_subagents(
 def _wire_classifier(session: AgentSession, settings: Any, model_client: ModelPort) -> None:
     """The auto-mode safety classifier (the pipeline starts it only in auto mode): on this
     session's model client, reading the user's request from the live conversation, its tokens
-    counted in the session's usage. Sub-agents share it through ``options.extra``."""
-    from agent_cli.auto.classifier import CLASSIFIER_KEY, ClassifierConfig, ModelSafetyClassifier
+    counted in the session's usage. Sub-agents share it through ``options.extra``. Built on
+    first use: a session that never enters auto mode does not import it (start-up time)."""
+    extras = dict(settings.merged.extras())
+    environ = session.ctx.options.environ
+    environ = dict(environ) if environ is not None else None  # as at start
 
-    session.ctx.options.extra[CLASSIFIER_KEY] = ModelSafetyClassifier(
-        model_client,
-        config=ClassifierConfig.from_settings(
-            settings.merged.extras(), session.ctx.options.environ
-        ),
-        main_model=lambda: session.model,
-        conversation=lambda: session.loop.messages,
-        on_usage=lambda model, usage: session.loop.usage.add(model, usage),
-    )
+    def build() -> Any:
+        from agent_cli.auto.classifier import ClassifierConfig, ModelSafetyClassifier
+
+        return ModelSafetyClassifier(
+            model_client,
+            config=ClassifierConfig.from_settings(extras, environ),
+            main_model=lambda: session.model,
+            conversation=lambda: session.loop.messages,
+            on_usage=lambda model, usage: session.loop.usage.add(model, usage),
+        )
+
+    session.ctx.options.extra[_CLASSIFIER_KEY] = _LazyClassifier(build)
+
+
+class _LazyClassifier:
+    """Stands for the classifier ``build()`` makes on the first ``classify`` or attribute (read
+    or set)."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._real: Any = None
+
+    def _get(self) -> Any:
+        if self._real is None:
+            self._real = self._build()
+        return self._real
+
+    async def classify(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._get().classify(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._get(), name, value)
 
 
 def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) -> None:
