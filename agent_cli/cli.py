@@ -42,6 +42,8 @@ options:
   --max-budget-usd AMOUNT      (-p) stop before a request once the run cost this much
   --system-prompt TEXT         replace the default system prompt ("" keeps it)
   --append-system-prompt TEXT  add TEXT at the end of the system prompt
+  --input-format stream-json   headless, driven by JSON lines on stdin (the Agent SDK)
+  --include-partial-messages   (stream-json) also stream the text as it comes
   -h, --help                   show this help and exit
   --version                    print the version and exit
 
@@ -90,6 +92,10 @@ def _run(argv: Sequence[str]) -> int:
         print(f"nerve: {exc}", file=sys.stderr)
         print("Try 'nerve --help'.", file=sys.stderr)
         return 2
+    if options.input_format == "stream-json":  # the Agent SDK's headless mode, -p or not
+        from agent_cli.frontends.sdk_mode import run_sdk_mode
+
+        return run_sdk_mode(options)
     if options.print_mode:
         from agent_cli.frontends.print_mode import run_print_mode
 
@@ -123,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
-        if any(a in ("-p", "--print") for a in args) or args[:1] == ["demo"]:
+        headless = any(a in ("-p", "--print") or a.startswith("--input-format") for a in args)
+        if headless or args[:1] == ["demo"]:
             _exit_now(rc)
         return rc
     return _main(list(argv))

@@ -31,6 +31,8 @@ from agent_cli.testing.events import Event
 from tests.agent_cli.e2e.conftest import Harness, harness
 from tests.agent_cli.loop.test_agent_loop import _collect, _session, env
 
+# a command that runs until interrupted (a standalone `sleep` is refused before it runs)
+SLOW = "python3 -c 'import time; time.sleep(888)'"
 __all__ = ["env", "harness"]
 
 
@@ -192,7 +194,7 @@ def test_stream_json_ends_with_a_result_on_max_turns(harness: Harness) -> None:
 
 def test_stream_json_ends_with_a_result_when_interrupted(harness: Harness) -> None:
     scenario = Scenario.of(
-        Turn([tool_use("Bash", {"command": "sleep 888.5"}, id="t_slow")]),
+        Turn([tool_use("Bash", {"command": SLOW}, id="t_slow")]),
     )
     server = harness.server(scenario)
     try:

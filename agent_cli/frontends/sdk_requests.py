@@ -1,0 +1,68 @@
+"""The answers to the Agent SDK's own control requests (``initialize``, ``interrupt``, ...).
+
+``SdkRequests.handle`` returns the ``response`` body of a success answer or raises
+``ControlError`` with the text of an error answer: an unknown subtype is an error on that
+request id, never silence.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agent_cli import __version__
+from agent_cli.frontends.control import ControlError
+
+__all__ = ["SdkRequests"]
+
+
+class SdkRequests:
+    """Answers the SDK's requests on one session."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.initial_model: str = session.model
+        self.initialized = False
+
+    async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        subtype = request.get("subtype")
+        if subtype == "initialize":
+            return self._initialize(request)
+        if subtype == "interrupt":
+            self.session.abort()
+            return {}
+        if subtype == "set_permission_mode":
+            try:
+                self.session.set_mode(str(request.get("mode")))
+            except ValueError as exc:
+                raise ControlError(str(exc)) from exc
+            return {}
+        if subtype == "set_model":
+            model = request.get("model")
+            self.session.set_model(str(model) if model else self.initial_model)
+            return {}
+        if subtype == "mcp_status":
+            servers = [{"name": v.name, "status": v.status} for v in self.session.mcp_servers()]
+            return {"mcpServers": servers}
+        raise ControlError(f"unsupported control request subtype: {subtype!r}")
+
+    def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.initialized:
+            raise ControlError("already initialized")
+        if request.get("hooks"):
+            # Fail closed: a PreToolUse guard the SDK registered must not be skipped silently.
+            raise ControlError("SDK hook callbacks are not supported by this version of nerve")
+        self.initialized = True
+        commands = [
+            {"name": getattr(c, "name", str(c)), "description": getattr(c, "description", "")}
+            for c in self.session.custom_commands()
+        ]
+        return {
+            "commands": commands,
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [],
+            "account": {},
+            "pid": os.getpid(),
+            "nerve_version": __version__,
+        }
