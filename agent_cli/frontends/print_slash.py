@@ -72,7 +72,11 @@ class PrintSlashHost:
         self.say(f"{text.split()[0]} runs as the prompt of nerve -p", "error")
 
     def choose(
-        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+        self,
+        title: str,
+        options: list[str],
+        then: Callable[[int | None], Awaitable[None]],
+        initial: int = 0,
     ) -> None:
         self.say(f"{title} needs the interactive app.", "error")
 

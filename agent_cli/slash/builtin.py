@@ -115,6 +115,11 @@ async def _mode(host: SlashHost, args: str) -> None:
 
 
 async def _model(host: SlashHost, args: str) -> None:
+    if not args and host.interactive:
+        from agent_cli.slash.model_picker import start_model_picker
+
+        start_model_picker(host)
+        return
     if args:
         try:
             host.session.set_model(args)
@@ -226,7 +231,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "resume a stored session", _resume, interactive_only=True),
     SlashCommand("permissions", "list rules; add|remove <allow|ask|deny> <rule>", _permissions),
     SlashCommand("mode", "show or set the permission mode", _mode),
-    SlashCommand("model", "show or set the model", _model),
+    SlashCommand("model", "pick or set the model", _model, argument_hint="[name]"),
     SlashCommand("cost", "tokens and cost of this session", _cost),
     SlashCommand("tools", "list the tool pool", _tools),
     SlashCommand("tasks", "list background tasks", _tasks),

@@ -54,10 +54,14 @@ class SlashHost(Protocol):
         ...
 
     def choose(
-        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+        self,
+        title: str,
+        options: list[str],
+        then: Callable[[int | None], Awaitable[None]],
+        initial: int = 0,
     ) -> None:
-        """Let the user pick one of ``options`` (a picker in the TUI); ``then`` gets its index,
-        or None when the user cancels or the host cannot ask."""
+        """Let the user pick one of ``options`` (a picker in the TUI, ``initial`` highlighted);
+        ``then`` gets its index, or None when the user cancels or the host cannot ask."""
         ...
 
     async def edit_file(self, path: Path) -> str | None:

@@ -23,10 +23,11 @@ class ChoiceScreen(ModalScreen[int | None]):
     #choice-list { height: auto; max-height: 16; }
     """
 
-    def __init__(self, title: str, options: list[str]) -> None:
+    def __init__(self, title: str, options: list[str], initial: int = 0) -> None:
         super().__init__()
         self.title_text = title
         self.options = options
+        self.initial = initial if 0 <= initial < len(options) else 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choice-box"):
@@ -36,7 +37,7 @@ class ChoiceScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         olist = self.query_one("#choice-list", OptionList)
         if self.options:
-            olist.highlighted = 0
+            olist.highlighted = self.initial
         olist.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

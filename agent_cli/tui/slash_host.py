@@ -79,7 +79,11 @@ class TuiSlashHost:
             app.start_turn(text)
 
     def choose(
-        self, title: str, options: list[str], then: Callable[[int | None], Awaitable[None]]
+        self,
+        title: str,
+        options: list[str],
+        then: Callable[[int | None], Awaitable[None]],
+        initial: int = 0,
     ) -> None:
         from agent_cli.tui.picker import ChoiceScreen
 
@@ -88,7 +92,7 @@ class TuiSlashHost:
         def chosen(index: int | None) -> None:
             app.run_worker(then(index), group="choice")
 
-        app.push_screen(ChoiceScreen(title, options), chosen)
+        app.push_screen(ChoiceScreen(title, options, initial), chosen)
 
     async def edit_file(self, path: Path) -> str | None:
         """The editor gets the terminal (the app suspends); without a terminal to hand over

@@ -86,4 +86,7 @@ async def test_a_full_command_name_runs_that_command(session: FakeSession, make_
         # Moving the highlight is a choice: Enter then takes the highlighted item.
         await pilot.press(*"/mode", "down", "enter")
         await pilot.pause(0.05)
-        assert last_notice(app).startswith("Model")
+        from agent_cli.tui.picker import ChoiceScreen
+
+        assert isinstance(app.screen, ChoiceScreen)  # /model ran: its picker is up
+        assert app.screen.title_text.startswith("Model")
