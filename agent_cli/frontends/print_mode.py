@@ -14,6 +14,7 @@ import json
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
@@ -51,6 +52,15 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         command = find_command(prompt)
     if command is not None and not command[0].needs_session:
         return await run_print_command(options, command[0], command[1], None, out, err)
+    structured = None
+    if options.json_schema is not None:
+        from agent_cli.frontends.structured_output import StructuredOutput, parse_schema
+
+        try:
+            structured = StructuredOutput(parse_schema(options.json_schema, Path.cwd()))
+        except ValueError as exc:
+            print(f"nerve: {exc}", file=err)
+            return 1
     try:
         session = AgentSession.create(options, interactive=False)
     except MissingApiKey as exc:
@@ -60,6 +70,8 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         print(f"nerve: {exc}", file=err)
         return 1
     told = _warn_untrusted(session, options, err)
+    if structured is not None:
+        structured.install(session)
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.abort)
@@ -80,7 +92,8 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         writer.attach(session)
         writer.begin_turn()
     try:
-        async for event in session.run_turn(prompt):
+        turns = session.run_turn(prompt) if structured is None else structured.run(session, prompt)
+        async for event in turns:
             if writer is not None:
                 writer.event(event)
             if isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
@@ -112,9 +125,15 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
 
     assert finished is not None
     is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted", "max_budget")
+    exhausted = structured is not None and structured.exhausted
     duration_ms = int((time.perf_counter() - started) * 1000)
     if options.output_format == "text":
-        if finished.result_text:
+        if structured is not None and structured.provided:
+            print(json.dumps(structured.value, ensure_ascii=False), file=out)
+        elif exhausted:
+            assert structured is not None
+            print(f"nerve: error: {structured.failure()}", file=err)
+        elif finished.result_text:
             print(for_stream(finished.result_text, out), file=out)
     else:
         result = result_frame(
@@ -124,12 +143,18 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
             duration_api_ms=writer.api_ms if writer is not None else 0,
             errors=errors,
         )
+        if structured is not None:
+            structured.add_to_result(result)
         if writer is not None:
             writer.finish(result)
         else:
             print(json.dumps(result, default=str), file=out, flush=True)
+    if exhausted:
+        return 1
     if finished.stop_reason == "aborted":
         return 130
+    if structured is not None and not structured.provided:
+        return 1  # no structured output: a script must not take the text for it
     return 1 if is_error else 0
 
 
