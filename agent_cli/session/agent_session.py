@@ -22,6 +22,7 @@ from agent_cli.session.admin import SessionAdmin
 from agent_cli.session.build import build_session, restore_read_files
 from agent_cli.session.context_ops import SessionContextOps, wire_checkpoints
 from agent_cli.session.custom import run_prompt
+from agent_cli.session.notification import SessionNotifications
 from agent_cli.session.port import PermissionHandler, QuestionHandler
 from agent_cli.session.resume import (
     SessionError,
@@ -39,7 +40,7 @@ from tools.file_context import FILE_CONTEXT_KEY
 __all__ = ["AgentSession", "SessionError", "find_session"]
 
 
-class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
+class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotifications):
     """One interactive or print-mode session (see module docstring)."""
 
     def __init__(
@@ -148,6 +149,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
         self.loop.ctx = replace(ctx, callbacks=replace(ctx.callbacks, ask_user=handler))
 
     async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        self.disarm_idle_notification()
         for warning in self.warnings:
             yield Notice(warning, "warning")
         self.warnings = []
@@ -166,6 +168,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
                 if self.transcript is not None:
                     self.transcript.meta("permission-mode", mode=recorded)
             yield event
+        self.arm_idle_notification()  # Notification hooks: idle_prompt
 
     def abort(self) -> None:
         self.loop.abort()
@@ -293,6 +296,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps):
     reaper: Any = None
 
     async def close(self) -> None:
+        self.disarm_idle_notification()
         from tools.builtin.background import BackgroundTaskManager
 
         if self.reaper is not None:

@@ -154,4 +154,11 @@ class SessionPort(Protocol):
         """The conversation the session started with (``nerve -c`` / ``-r ID``), for display."""
         ...
 
+    async def notification(
+        self, notification_type: str, message: str, title: str | None = "Nerve"
+    ) -> list[str]:
+        """Fire Notification hooks (``permission_prompt``, ``idle_prompt``); their warnings.
+        Optional: the TUI looks it up with ``getattr``."""
+        ...
+
     async def close(self) -> None: ...

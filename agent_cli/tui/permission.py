@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from agent_cli.tui.guard import GuardedModal
+from agent_cli.tui.notify import notify_permission
 from agent_cli.tui.safe import clean, plain_text
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
@@ -224,6 +225,7 @@ async def ask_in_modal(
             answer.set_result(response or PermissionResponse(PermissionAnswer.DENY))
 
     screen = PermissionScreen(prompt, guard_s=guard_s)
+    notify_permission(app, prompt.tool_name)  # Notification hooks: permission_prompt
     # push_screen + a future rather than push_screen_wait: the session may call this from a
     # task that is not a Textual worker (e.g. parallel tool execution).
     app.push_screen(screen, done)
