@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
 
 from agent_cli.slash.registry import parse_slash
 from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.banner import startup_problems_text
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
+from agent_cli.tui.keys import KeyActions
 from agent_cli.tui.labels import status_text
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
 from agent_cli.tui.slash_host import (
@@ -30,7 +30,7 @@ from agent_cli.tui.slash_host import (
     slash_descriptions,
     works_without_session,
 )
-from agent_cli.tui.startup import SessionFactory, SessionHost, SessionNotReady
+from agent_cli.tui.startup import SessionFactory, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
 
@@ -50,15 +50,12 @@ __all__ = [
 
 STARTING = "starting…"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
-CTRL_D_WINDOW_S = 1.0
-ESC_ESC_WINDOW_S = 0.8  # Esc twice on an empty prompt opens /rewind
-FORCE_STOP_S = 3.0
 SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this
 INTERRUPTED = "Interrupted · What should Nerve do instead?"
 LOOP_INTERRUPTED = "Interrupted by user."  # the loop's notice; the app shows INTERRUPTED once
 
 
-class NerveApp(SessionHost):
+class NerveApp(KeyActions):
     """The interactive app over ``session``, or over the session ``session_factory`` builds.
 
     ``typing_pause_s`` and ``guard_s`` are the keystroke guard.
@@ -421,72 +418,6 @@ class NerveApp(SessionHost):
             self.said.add(question.message)  # the session repeats it at the first turn
         for text, level in await settle_trust(question, trusted):
             self.say(text, level)
-
-    # -- keys ----------------------------------------------------------------------------
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # While a modal is up, the app's keys belong to it.
-        if action in ("ctrl_c", "ctrl_d", "cycle_mode", "interrupt"):
-            return not isinstance(self.screen, ModalScreen)
-        return True
-
-    def action_cycle_mode(self) -> None:
-        if not self.session_ready:
-            self.notify("The session is not ready yet", timeout=2)
-            return
-        self.session.cycle_mode()
-        self.refresh_status()
-
-    def action_interrupt(self) -> None:
-        if not self.turn_running:
-            self._escape_at_rest()
-            return
-        self.session.abort()
-        self.mark_interrupted()
-        self.set_timer(FORCE_STOP_S, self._force_stop)
-
-    def _escape_at_rest(self) -> None:
-        """Esc twice on an empty prompt: /rewind."""
-        now = time.monotonic()
-        if self.prompt_input.text or not self.session_ready:
-            self._last_escape = 0.0
-            return
-        if now - self._last_escape <= ESC_ESC_WINDOW_S:
-            self._last_escape = 0.0
-            self.run_worker(run_slash(self, "rewind", ""), group="rewind")
-            return
-        self._last_escape = now
-
-    def _force_stop(self) -> None:
-        if self.turn_running and self.interrupted:
-            self.workers.cancel_group(self, "turn")
-
-    def action_ctrl_c(self) -> None:
-        """Clear a draft; else interrupt a turn; else exit when pressed twice."""
-        now = time.monotonic()
-        if self.prompt_input.text:
-            self._last_ctrl_c = 0.0
-            self.prompt_input.clear()
-        elif self.turn_running:
-            self._last_ctrl_c = 0.0
-            self.action_interrupt()
-        elif now - self._last_ctrl_c <= CTRL_D_WINDOW_S:
-            self.exit(0)
-        else:
-            self._last_ctrl_c = now
-            self.notify("Press Ctrl+C again to exit", timeout=CTRL_D_WINDOW_S)
-
-    def action_ctrl_d(self) -> None:
-        """Exit when pressed twice on an empty input; a draft is never lost to Ctrl+D."""
-        if self.prompt_input.text:
-            self._last_ctrl_d = 0.0
-            return
-        now = time.monotonic()
-        if now - self._last_ctrl_d <= CTRL_D_WINDOW_S:
-            self.exit(0)
-            return
-        self._last_ctrl_d = now
-        self.notify("Press Ctrl+D again to exit", timeout=CTRL_D_WINDOW_S)
 
     # -- resume --------------------------------------------------------------------------
 
