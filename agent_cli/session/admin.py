@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.loop.messages import system_reminder
 from agent_cli.session.port import BackgroundTaskView, RuleView, ToolView
 from agent_cli.session.resume import previous_tasks
 from agent_cli.transcripts.transcript import TranscriptWriter, list_sessions
@@ -41,6 +42,27 @@ class SessionAdmin:
         """What the settings files got wrong (``file:line:col: key: problem; what is ignored``),
         for as long as the session runs."""
         return [str(w) for w in getattr(self.settings, "warnings", ())]
+
+    def add_directory(self, path: str) -> Path:
+        """``/add-dir``: ``path`` (relative to the cwd, ``~`` expanded) becomes a working
+        directory for the rest of the session, as ``--add-dir`` does at start; the model is
+        told. Raises ``ValueError`` (not a directory, already covered)."""
+        perms = self.ctx.permissions
+        target = Path(os.path.normpath(self.cwd / Path(path.strip()).expanduser()))
+        if not target.is_dir():
+            raise ValueError(f"{target} is not a directory")
+        covering = next((d for d in perms.working_dirs if target.is_relative_to(d)), None)
+        if covering is not None:
+            raise ValueError(f"{target} is already inside the working directory {covering}")
+        dirs = (*perms.additional_dirs, target)
+        self.loop.ctx = replace(self.ctx, permissions=replace(perms, additional_dirs=dirs))
+        note = system_reminder(
+            f"The user added {target} as a working directory for this session.", ephemeral=False
+        )
+        self.loop.messages.append(note)
+        if self.transcript is not None:
+            self.transcript.user(note, isMeta=True)
+        return target
 
     def take_warnings(self) -> list[str]:
         """The start-up warnings not shown yet; the app shows them at once (else the first

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_cli.loop.events import AgentEvent
@@ -97,6 +98,10 @@ class SessionPort(Protocol):
     # Optional: the TUI looks these two up with ``getattr`` and says "not available" without them.
     def mcp_servers(self) -> list[Any]:
         """``/mcp``: each configured MCP server's status (``tools.mcp.McpServerView``)."""
+        ...
+
+    def add_directory(self, path: str) -> Path:
+        """``/add-dir``: a working directory for the rest of the session (``ValueError``)."""
         ...
 
     def settings_problems(self) -> list[str]:

@@ -8,6 +8,7 @@ from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.sandbox import SANDBOX_COMMAND
 from agent_cli.slash.status_commands import STATUS_COMMANDS
 from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
+from agent_cli.slash.workspace_commands import WORKSPACE_COMMANDS
 
 __all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
 
@@ -260,5 +261,6 @@ def default_registry() -> SlashRegistry:
         registry.extend(CUSTOMIZE_COMMANDS)
         registry.extend(CONTEXT_COMMANDS)
         registry.extend(STATUS_COMMANDS)
+        registry.extend(WORKSPACE_COMMANDS)
         _REGISTRY = registry
     return _REGISTRY

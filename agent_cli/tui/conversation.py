@@ -7,15 +7,14 @@ where it was, so opening a long session costs the same as opening a short one.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from agent_cli.slash.views import content_text, tool_header
 from agent_cli.transcripts.commands import typed_command
-from agent_cli.tui.labels import content_text
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
 __all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages"]
@@ -32,17 +31,6 @@ class Entry:
     header: str = ""
     tool_use_id: str = ""
     is_error: bool = False
-
-
-def _tool_header(name: str, tool_input: Any) -> str:
-    if isinstance(tool_input, dict):
-        for key in ("command", "file_path", "path", "pattern", "url", "query", "description"):
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                return f"{name}({value.splitlines()[0][:120]})"
-        if tool_input:
-            return f"{name}({json.dumps(tool_input, default=str)[:120]})"
-    return name
 
 
 def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
@@ -79,7 +67,7 @@ def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
             elif kind == "tool_use":
                 tid = str(block.get("id", ""))
                 tools[tid] = len(entries)
-                header = _tool_header(str(block.get("name", "?")), block.get("input"))
+                header = tool_header(str(block.get("name", "?")), block.get("input"))
                 entries.append(Entry("tool", "", header=header, tool_use_id=tid))
             elif kind == "tool_result":
                 tid = str(block.get("tool_use_id", ""))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agent_cli.slash.text import format_cost, format_tokens, mode_label
 
-__all__ = ["collapse", "content_text", "status_text"]
+__all__ = ["collapse", "status_text"]
 
 
 def status_text(mode: str, model: str, usage: dict[str, Any], background: int) -> str:
@@ -18,31 +17,6 @@ def status_text(mode: str, model: str, usage: dict[str, Any], background: int) -
     if background:
         parts.append(f"{background} background task{'s' if background != 1 else ''}")
     return " · ".join(parts)
-
-
-def content_text(content: Any) -> str:
-    """A tool_result content (string, blocks, anything) as plain text for display."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        out: list[str] = []
-        for block in content:
-            if isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text":
-                    out.append(str(block.get("text", "")))
-                elif kind == "image":
-                    out.append("[image]")
-                elif kind == "document":
-                    out.append("[document]")
-                else:
-                    out.append(json.dumps(block, default=str)[:200])
-            else:
-                out.append(str(block))
-        return "\n".join(out)
-    return str(content)
 
 
 def collapse(text: str, max_lines: int = 3, width: int = 400) -> tuple[str, int]:

@@ -16,7 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from agent_cli.tui.labels import collapse, content_text
+from agent_cli.slash.views import content_text
+from agent_cli.tui.labels import collapse
 from agent_cli.tui.safe import ansi_text, plain_text
 from tools.terminal_text import neutralize
 
