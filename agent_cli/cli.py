@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from agent_cli import __version__
+from agent_cli import __version__, gc_pause
 
 __all__ = ["main"]
 
@@ -121,6 +121,7 @@ def _exit_now(rc: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         args = sys.argv[1:]
+        gc_pause.pause()  # until the session is built (see agent_cli.gc_pause)
         try:
             rc = _main(args)
         except BrokenPipeError:
@@ -129,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
+        finally:
+            gc_pause.resume()
         headless = any(a in ("-p", "--print") or a.startswith("--input-format") for a in args)
         if headless or args[:1] == ["demo"]:
             _exit_now(rc)

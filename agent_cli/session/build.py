@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_cli import gc_pause
 from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
 from agent_cli.options import RunOptions
 from agent_cli.session.context_ops import wire_context
@@ -228,6 +229,7 @@ def build_session(
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
+    gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.gc_pause)
     return session
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
+from agent_cli import gc_pause
 from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ class SessionHost(App[int]):
         try:
             session = await asyncio.shield(building)
         except Exception as exc:
+            gc_pause.resume()  # no session: start-up is over all the same
             self.startup_error = startup_message(exc)
             self.session_failed(self.startup_error)
             self._bench_done()

@@ -1,4 +1,5 @@
-"""Start-up budget (issue 11): what ``nerve -p`` does not load until it is used.
+"""Start-up budget (issue 11): what ``nerve -p`` does not load until it is used, and the cyclic
+GC paused while the session is built (agent_cli.gc_pause).
 
 A real ``nerve -p`` process against the scripted server lists its ``sys.modules`` at exit: the
 auto-mode classifier is not among them. The session builds it on first use, with the settings
@@ -47,3 +48,51 @@ def _run(harness: Harness, *args: str) -> str:
 
 def test_print_mode_does_not_import_the_auto_mode_classifier(harness: Harness) -> None:
     assert "LOADED []" in _run(harness, "-p", "hi")
+
+
+GC_CODE = """
+import gc, sys
+import agent_cli.cli as cli
+from agent_cli.session.agent_session import AgentSession
+
+seen = []
+create = AgentSession.create.__func__
+
+def spy(cls, *args, **kwargs):
+    seen.append(gc.isenabled())
+    return create(cls, *args, **kwargs)
+
+AgentSession.create = classmethod(spy)
+cli._exit_now = lambda rc: print('GC', seen, gc.isenabled(), gc.get_freeze_count() > 0, rc)
+cli.main()
+"""
+
+
+def test_the_collector_is_paused_while_the_session_is_built_then_back_on(
+    harness: Harness,
+) -> None:
+    server = harness.server(Scenario.of([text("lean")]))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", GC_CODE, "-p", "hi"],
+            cwd=harness.project,
+            env=harness.env_for(server),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.stop()
+    server.assert_done()
+    assert "lean" in proc.stdout, proc.stderr
+    # Off during the build; on again (with start-up's objects frozen) for the turn and after.
+    assert "GC [False] True True 0" in proc.stdout, proc.stdout
+
+
+def test_a_caller_of_main_keeps_its_collector(harness: Harness) -> None:
+    import gc
+
+    from agent_cli.cli import main
+
+    assert main(["--version"]) == 0
+    assert gc.isenabled()
