@@ -1,0 +1,111 @@
+"""Keystroke-to-echo latency in the real app, idle and while the model streams 10,000 lines.
+
+    .venv/bin/python bench/keystroke.py             # 40 idle + 80 streaming samples
+    .venv/bin/python bench/keystroke.py --lines 2000 --samples 30   # quicker
+
+The real ``nerve`` TUI runs in tmux (``tests/agent_cli/tui/tmux_harness.py``) over the real
+session and the scripted server on 127.0.0.1. One sample: one ``send-keys`` of a letter, then
+``capture-pane`` until the draft on screen shows it; the time between is the latency (it
+includes tmux's own delivery and one capture, ~2-5 ms, the same in both phases). The baseline
+is the same measurement on the idle app in the same run; the report gives median and p99 of
+both and their ratio. Issue 21 item 7 aims for p99 < 50 ms while streaming.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.agent_cli.tui.tmux_harness import Term, wait  # noqa: E402
+
+TARGET_P99_MS = 50.0
+LETTERS = "zqxjkvwzqxjkvwzqxjkvwzqxjkvwzq"  # no such run is in the streamed text
+
+
+def _stream(lines: int, seconds: float) -> dict[str, object]:
+    body = "".join(f"line {i:05d}: the quick brown fox jumps over the dog\n" for i in range(lines))
+    deltas = len(body) / 6  # the scripted server's text chunk
+    return {"blocks": [{"type": "text", "text": body}], "event_delay": seconds / deltas}
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Typist:
+    """Types one letter at a time into the app's input and times each echo."""
+
+    def __init__(self, term: Term) -> None:
+        self.term = term
+        self.draft = ""
+
+    def sample(self, timeout: float = 10.0) -> float:
+        if len(self.draft) == len(LETTERS):
+            self.term.keys("C-c")  # clears the draft (it never interrupts while one is typed)
+            wait(lambda: LETTERS[:8] not in self.term.screen(), "the draft cleared")
+            self.draft = ""
+        letter = LETTERS[len(self.draft)]
+        want = self.draft + letter
+        start = time.perf_counter()
+        self.term.keys(letter, literal=True)
+        deadline = start + timeout
+        while want not in self.term.screen():
+            if time.perf_counter() > deadline:
+                raise AssertionError(f"the keystroke {letter!r} was not echoed in {timeout} s")
+        self.draft = want
+        return (time.perf_counter() - start) * 1000
+
+
+def _summary(name: str, ms: list[float]) -> str:
+    med, p99 = statistics.median(ms), _percentile(ms, 0.99)
+    return f"{name:<10} n={len(ms):<4} median {med:6.1f} ms   p99 {p99:6.1f} ms   max {max(ms):6.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long the stream lasts")
+    parser.add_argument("--samples", type=int, default=80, help="samples while streaming")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = {"turns": [_stream(args.lines, args.seconds)]}
+        term = Term(Path(tmp), scenario, size=(120, 40))
+        try:
+            wait(lambda: "Welcome to Nerve" in term.screen(), "the first frame", 30)
+            time.sleep(1.0)  # the session is built behind the first frame
+            typist = Typist(term)
+            idle = [typist.sample() for _ in range(max(10, args.samples // 2))]
+            term.keys("C-c")
+            wait(lambda: LETTERS[:4] not in term.screen(), "the draft cleared")
+            term.keys("stream the file", literal=True)
+            term.keys("Enter")
+            wait(lambda: "line 0" in term.screen(), "the stream to start", 30)
+            typist.draft = ""
+            streaming: list[float] = []
+            while len(streaming) < args.samples:
+                streaming.append(typist.sample())
+            still = f"line {args.lines - 1:05d}" not in term.screen()  # the last line not yet in
+        finally:
+            term.close()
+    print(f"keystroke-to-echo, {args.lines} lines streamed over ~{args.seconds:g} s")
+    print(_summary("idle", idle))
+    print(_summary("streaming", streaming))
+    ratio = statistics.median(streaming) / statistics.median(idle)
+    p99 = _percentile(streaming, 0.99)
+    verdict = "met" if p99 < TARGET_P99_MS else "NOT met"
+    print(f"median ratio streaming/idle {ratio:.2f}; target p99 < {TARGET_P99_MS:g} ms: {verdict}")
+    if not still:
+        print("note: the stream may have ended before the last samples (raise --seconds)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
