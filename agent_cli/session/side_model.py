@@ -83,8 +83,9 @@ class SessionSideModel:
 
 
 def wire_side_model(session: AgentSession, client: Any) -> None:
-    """Give the session's tools (and its sub-agents') the side model, and its ``prompt`` hooks
-    the model they ask (the hook runner is shared with sub-agents)."""
+    """Give the session's tools (and its sub-agents') the side model, its ``prompt`` hooks the
+    model they ask and its ``agent`` hooks their read-only sub-agent (the hook runner is shared
+    with sub-agents)."""
     side = SessionSideModel(
         client,
         main_model=lambda: session.model,
@@ -92,5 +93,11 @@ def wire_side_model(session: AgentSession, client: Any) -> None:
         environ=session.ctx.options.environ,
     )
     session.ctx.options.extra[SIDE_MODEL_KEY] = side
-    if session.ctx.hooks is not None and hasattr(session.ctx.hooks, "side_model"):
-        session.ctx.hooks.side_model = side
+    hooks = session.ctx.hooks
+    if hooks is not None and hasattr(hooks, "side_model"):
+        from agent_cli.agents.hook_agent import LoopHookAgent
+
+        hooks.side_model = side
+        hooks.agent_hook = LoopHookAgent(
+            model_client=client, context=lambda: session.ctx, usage=session.loop.usage
+        )

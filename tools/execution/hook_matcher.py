@@ -38,7 +38,7 @@ TOOL_EVENTS = frozenset(
 # Events where a hook decides whether a call runs: a hook Nerve cannot run denies there.
 GUARD_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 # Hook types a model evaluates (the hook's ``prompt`` + the event JSON -> an {ok, reason} verdict).
-MODEL_HOOK_TYPES = frozenset({"prompt"})
+MODEL_HOOK_TYPES = frozenset({"prompt", "agent"})
 # Events whose matcher CC ignores: every group fires.
 MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PostToolBatch"})
 KNOWN_EVENTS = TOOL_EVENTS | frozenset(

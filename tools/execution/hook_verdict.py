@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from permissions.types import Decision
 from tools.execution.hook_matcher import GUARD_EVENTS, HookHandler
@@ -24,11 +25,13 @@ from tools.side_model import FAST, SideModel, SideModelError, SideRequest
 __all__ = [
     "DEFAULT_MODEL_HOOK_TIMEOUTS",
     "PROMPT_HOOK_SYSTEM",
+    "HookAgent",
     "Verdict",
     "VerdictError",
     "failed_effect",
     "parse_verdict",
     "render_prompt",
+    "run_agent_hook",
     "run_model_hook",
     "run_prompt_hook",
     "verdict_effect",
@@ -54,6 +57,14 @@ class Verdict:
 
     ok: bool
     reason: str | None = None
+
+
+@runtime_checkable
+class HookAgent(Protocol):
+    """Runs an ``agent`` hook's read-only sub-agent (``agent_cli.agents.hook_agent``): the
+    agent's final text, to be parsed as a verdict; raises when the run fails."""
+
+    async def evaluate(self, prompt: str, *, model: str | None = None) -> str: ...
 
 
 class VerdictError(ValueError):
@@ -156,3 +167,17 @@ async def run_prompt_hook(
         return (await side.query(request, AbortSignal())).text
 
     return await run_model_hook(h, event, ask, timeout_s)
+
+
+async def run_agent_hook(
+    h: HookHandler,
+    event: str,
+    event_json: str,
+    agent: HookAgent | None,
+    timeout_s: float | None,
+) -> HandlerEffect:
+    """An ``agent`` hook: a read-only sub-agent investigates, its final answer is the verdict."""
+    if agent is None:
+        return failed_effect(h, event, "no sub-agent can run it here")
+    prompt = render_prompt(h.command, event_json)
+    return await run_model_hook(h, event, lambda: agent.evaluate(prompt, model=h.model), timeout_s)

@@ -40,7 +40,7 @@ from tools.execution.hook_types import (
     PostToolUseOutcome,
     PreToolUseOutcome,
 )
-from tools.execution.hook_verdict import run_prompt_hook
+from tools.execution.hook_verdict import HookAgent, run_agent_hook, run_prompt_hook
 from tools.side_model import SideModel
 
 __all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
@@ -122,6 +122,8 @@ class HookRunner:
         self._warnings: list[str] = []
         # The model ``prompt`` hooks ask; the session attaches its own (None: they fail closed).
         self.side_model: SideModel | None = None
+        # The read-only sub-agent ``agent`` hooks run (None: they fail closed).
+        self.agent_hook: HookAgent | None = None
         if output_dir is None:
             if transcript_path:
                 output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
@@ -389,6 +391,8 @@ class HookRunner:
             return _unrunnable_effect(h, event)
         if h.kind == "prompt":
             return await run_prompt_hook(h, event, stdin.decode(), self.side_model, h.timeout_s)
+        if h.kind == "agent":
+            return await run_agent_hook(h, event, stdin.decode(), self.agent_hook, h.timeout_s)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
         try:
             result = await run_process(

@@ -47,7 +47,7 @@ async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path
         "PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}
         ],
-        "PermissionRequest": [{"hooks": [{"type": "agent", "prompt": "check"}]}],
+        "PermissionRequest": [{"hooks": [{"type": "mcp_tool", "tool": "check"}]}],
         "Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}],
     }
     r = HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path, notify=notes.append)
@@ -65,6 +65,6 @@ async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path
     perm = await r.permission_request(
         tool_name="Bash", tool_input={"command": "ls"}, permission_mode="default", suggestions=[]
     )
-    assert perm.decision == Decision.DENY and "'agent'" in (perm.message or "")
+    assert perm.decision == Decision.DENY and "'mcp_tool'" in (perm.message or "")
     stop = await r.run_event("Stop", {})
     assert stop.ran == () and not stop.blocked and "it does not run" in notes[2]
