@@ -171,8 +171,11 @@ async def _wait(pilot: Any, condition: Callable[[], Any], timeout: float = 15) -
         await pilot.pause(0.02)
 
 
-async def _tui_tour(answers: dict[str, str], after: str | None = None) -> tuple[Any, list[str]]:
-    """Run the TUI tour answering each prompt by tool name; returns (workspace, assistant texts)."""
+async def _tui_tour(
+    answers: dict[str, str], afters: tuple[str, ...] = (), asks: tuple[str, ...] = ("Edit", "Bash")
+) -> tuple[Any, list[str]]:
+    """Run the TUI tour answering each prompt by tool name, then type each of ``afters`` once
+    the turn is over (answering its prompts too); returns (workspace, assistant texts)."""
     from agent_cli.session.agent_session import AgentSession
     from agent_cli.tui.permission import PermissionScreen
     from agent_cli.tui.widgets import AssistantMessage, NoticeLine
@@ -185,32 +188,36 @@ async def _tui_tour(answers: dict[str, str], after: str | None = None) -> tuple[
             session = AgentSession.create(RunOptions(), cwd=ws.project, interactive=True)
             app = make_demo_app(session, ws.project, typing_pause_s=0.0, guard_s=0.0)
             async with app.run_test(size=(100, 30)) as pilot:
+
+                async def play_turn() -> None:
+                    while app.turn_running:
+                        screen = app.screen
+                        if isinstance(screen, PermissionScreen):
+                            asked.append(screen.prompt.tool_name)
+                            await pilot.press(answers[screen.prompt.tool_name])
+                            await _wait(pilot, lambda s=screen: app.screen is not s)  # type: ignore[misc]
+                        await pilot.pause(0.02)
+
                 await _wait(pilot, lambda: app.turn_running)
-                while app.turn_running:
-                    screen = app.screen
-                    if isinstance(screen, PermissionScreen):
-                        asked.append(screen.prompt.tool_name)
-                        await pilot.press(answers[screen.prompt.tool_name])
-                        await _wait(pilot, lambda s=screen: app.screen is not s)  # type: ignore[misc]
-                    await pilot.pause(0.02)
-                if after is not None:
+                await play_turn()
+                for after in afters:
                     shown = len(app.query(AssistantMessage))
                     app.prompt_input.load_text(after)
                     await pilot.press("enter")
-                    await _wait(pilot, lambda: len(app.query(AssistantMessage)) > shown)
-                    await _wait(pilot, lambda: not app.turn_running)
+                    await _wait(pilot, lambda n=shown: len(app.query(AssistantMessage)) > n)  # type: ignore[misc]
+                    await play_turn()
                 texts = [m.source for m in app.query(AssistantMessage)]
                 notices = [n.notice_text for n in app.query(NoticeLine)]
     finally:
         server.stop()
     assert any(n.startswith("Demo: a scripted model") for n in notices), notices
     assert server.failures == [], server.failures
-    assert asked == ["Edit", "Bash"], "the Edit and the test command ask; rm is denied by rule"
+    assert asked == list(asks), "the Edit and the test command ask; rm is denied by rule"
     return ws, texts
 
 
 async def test_tui_tour_allowing_everything_fixes_the_bug(hermetic: Path) -> None:
-    ws, texts = await _tui_tour({"Edit": "y", "Bash": "y"}, after="thanks!")
+    ws, texts = await _tui_tour({"Edit": "y", "Bash": "y"}, afters=("thanks!",))
     try:
         assert "return total(values) / len(values)" in (ws.project / "mathlib.py").read_text()
         assert any(t.startswith("All 4 tests pass now.") for t in texts), texts
@@ -221,7 +228,8 @@ async def test_tui_tour_allowing_everything_fixes_the_bug(hermetic: Path) -> Non
 
 
 async def test_tui_tour_survives_a_declined_edit(hermetic: Path) -> None:
-    ws, texts = await _tui_tour({"Edit": "n", "Bash": "y"})
+    # "No" ends the turn, as in Claude Code; the tour goes on when the user says so.
+    ws, texts = await _tui_tour({"Edit": "n", "Bash": "y"}, afters=("go on",))
     try:
         assert "(len(values) - 1)" in (ws.project / "mathlib.py").read_text()
         assert any(t.startswith("You declined the edit") for t in texts), texts
