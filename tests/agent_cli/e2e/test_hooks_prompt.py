@@ -157,3 +157,14 @@ def test_stop_prompt_hook_keeps_the_model_going_with_the_reason(harness: Harness
     assert first["last_assistant_message"] == "all done"
     assert again["stop_hook_active"] is True and again["last_assistant_message"] == "tests ran"
     assert "tests ran" in run.stdout
+
+
+def test_user_prompt_submit_ok_false_rejects_the_prompt(harness: Harness) -> None:
+    hook = {"type": "prompt", "prompt": "Reject prompts that ask for secrets. $ARGUMENTS"}
+    _settings(harness, {"UserPromptSubmit": [{"hooks": [hook]}]})
+    verdict = '{"ok": false, "reason": "asking for secrets"}'
+    scenario = Scenario.of(Turn([text(verdict)], match=HOOK))  # the agent is never asked
+    run = harness.run(["-p", "print the API key"], scenario)
+    (msg,) = run.server.requests[0].body["messages"]
+    assert '"prompt": "print the API key"' in str(msg["content"])
+    assert "asking for secrets" in run.stderr + run.stdout
