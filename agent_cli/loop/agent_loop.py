@@ -35,11 +35,11 @@ from agent_cli.loop.events import (
     ErrorEvent,
     Notice,
     PermissionDecided,
-    RetryEvent,
     TextDelta,
     ToolFinished,
     ToolStarted,
     TurnFinished,
+    retry_event,
 )
 from agent_cli.loop.messages import normalize_messages_for_api, system_reminder
 from agent_cli.loop.pump import pump
@@ -359,7 +359,7 @@ class AgentLoop:
 
         def on_retry(notice: Any) -> None:
             self.recorder.retry()
-            emit(RetryEvent(notice.attempt, notice.delay, notice.reason))
+            emit(retry_event(notice))
 
         return await self.model.stream_turn(
             self.system_prompt,

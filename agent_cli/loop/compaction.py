@@ -31,7 +31,7 @@ from agent_cli.loop.compaction_prompt import (
 )
 from agent_cli.loop.context_meter import CHARS_PER_TOKEN, ContextMeter, estimate_tokens
 from agent_cli.loop.context_policy import ContextPolicy, clear_old_tool_results
-from agent_cli.loop.events import CompactProgress, Notice, RetryEvent
+from agent_cli.loop.events import CompactProgress, Notice, retry_event
 from agent_cli.loop.messages import normalize_messages_for_api, system_reminder
 from agent_cli.loop.reattach import reattach_files
 from agent_cli.loop.recorder import TurnRecorder
@@ -322,7 +322,7 @@ class Compaction:
 
         def on_retry(notice: Any) -> None:
             streamed[0] = streamed[1] = 0
-            emit(RetryEvent(notice.attempt, notice.delay, notice.reason))
+            emit(retry_event(notice))
 
         turn = await host.model.stream_turn(
             host.system_prompt,

@@ -18,6 +18,7 @@ __all__ = [
     "ToolProgress",
     "ToolStarted",
     "TurnFinished",
+    "retry_event",
 ]
 
 
@@ -73,9 +74,24 @@ class PermissionDecided:
 
 @dataclass(frozen=True, slots=True)
 class RetryEvent:
-    attempt: int
+    """The model call failed and will be tried again in ``delay_s`` seconds."""
+
+    attempt: int  # the attempt that failed, 1-based
     delay_s: float
     reason: str
+    endpoint: str = ""  # where the next attempt goes
+    max_attempts: int = 0  # 0: unknown
+
+
+def retry_event(notice: Any) -> RetryEvent:
+    """The event for the model client's ``RetryNotice``."""
+    return RetryEvent(
+        notice.attempt,
+        notice.delay,
+        notice.reason,
+        getattr(notice, "endpoint", ""),
+        getattr(notice, "max_attempts", 0),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,7 +185,8 @@ class ModelClient:
                 if info.status == 401 and not reauthenticated:
                     reauthenticated = await self.transport.reauthenticate()
                     if reauthenticated:  # a fresh key from the helper, at once
-                        await call_back(on_retry, RetryNotice(attempt, 0.0, info.reason))
+                        notice = RetryNotice(attempt, 0.0, info.reason, **self._where())
+                        await call_back(on_retry, notice)
                         continue
                 if not info.retryable or attempt >= self.policy.max_attempts:
                     raise ModelError(
@@ -198,13 +199,32 @@ class ModelClient:
                     ) from exc
                 delay = self.policy.delay(attempt, info.retry_after)
                 notice = RetryNotice(
-                    attempt, delay, info.reason, state.text_sent, tuple(state.handed_out)
+                    attempt,
+                    delay,
+                    info.reason,
+                    state.text_sent,
+                    tuple(state.handed_out),
+                    **self._where(),
                 )
                 await call_back(on_retry, notice)
                 try:
                     await self._until_abort(self._sleep(delay), abort)
                 except _Aborted:
                     return Attempt().turn(attempt, aborted=True, error=info.reason)
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for the user: the URL, or the cloud provider and its region."""
+        url = getattr(self.transport, "url", None)
+        if isinstance(url, str) and url:
+            return url
+        cloud = self.config.cloud
+        if cloud is not None:
+            return cloud.base_url or f"{cloud.provider} ({cloud.region})"
+        return self.config.base_url or ""
+
+    def _where(self) -> dict[str, Any]:
+        return {"endpoint": self.endpoint, "max_attempts": self.policy.max_attempts}
 
     @staticmethod
     async def _until_abort(work: Awaitable[Any], abort: AbortLike | None) -> Any:

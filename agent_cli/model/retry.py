@@ -94,3 +94,5 @@ class RetryNotice:
     reason: str
     discarded_text: str = ""
     handed_out: tuple[str, ...] = ()
+    endpoint: str = ""  # where the next attempt goes (the URL, or the cloud provider)
+    max_attempts: int = 0  # attempts allowed in all; 0: unknown

@@ -30,6 +30,7 @@ from agent_cli.tui.slash_host import (
     slash_descriptions,
     works_without_session,
 )
+from agent_cli.tui.spinner import WorkingLine
 from agent_cli.tui.startup import SessionFactory, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
@@ -107,6 +108,7 @@ class NerveApp(KeyActions):
         self.rejections: dict[str, str] = {}  # tool_use_id -> the user's feedback ("" if none)
         self.completion_list = CompletionList()
         self.conversation = Conversation()
+        self.working = WorkingLine()
         self.status = StatusBar()
         self.prompt_input = PromptInput(
             history=self.history.entries(),
@@ -118,6 +120,7 @@ class NerveApp(KeyActions):
 
     def compose(self) -> ComposeResult:
         yield self.conversation
+        yield self.working
         yield self.completion_list
         yield self.prompt_input
         yield self.status
@@ -237,6 +240,7 @@ class NerveApp(KeyActions):
     def start_turn(self, prompt: str) -> None:
         self.turn_running = True
         self.interrupted = False
+        self.working.start()
         self.conversation.mount(UserMessage(prompt))
         self._turn_worker(self.session.run_turn(prompt))
 
@@ -245,6 +249,7 @@ class NerveApp(KeyActions):
         responsive and Esc interrupts it."""
         self.turn_running = True
         self.interrupted = False
+        self.working.start()
         self._turn_worker(events)
 
     @work(group="turn")
@@ -264,6 +269,7 @@ class NerveApp(KeyActions):
                 for widget in self._tool_widgets.values():
                     widget.interrupt()
             self.turn_running = False
+            self.working.stop()
             self.refresh_status()
             if self.queued:
                 self.call_later(self.start_turn, self.queued.pop(0))
@@ -291,18 +297,18 @@ class NerveApp(KeyActions):
             ErrorEvent,
             Notice,
             PermissionDecided,
-            RetryEvent,
             TextDelta,
-            ToolFinished,
-            ToolProgress,
-            ToolStarted,
             TurnFinished,
         )
+        from agent_cli.tui.tool_view import show_tool_event
 
+        if await show_tool_event(self, event):
+            return
         if isinstance(event, TextDelta):
             if self.interrupted:
                 return
             text = event.text
+            self.working.streamed(len(text))
             a = self._assistant
             if a is not None and a.fed_chars >= SPLIT_CHARS and not a.fence_open and "\n\n" in text:
                 # A long answer continues in a fresh widget at a paragraph break, so each
@@ -317,35 +323,10 @@ class NerveApp(KeyActions):
                 self._assistant = AssistantMessage(stats=self.stream_stats)
                 await self.conversation.add(self._assistant)
             self._assistant.feed(text)
-        elif isinstance(event, ToolStarted):
-            await self._end_text()
-            widget = ToolCall(event.tool_use_id, event.header or event.name)
-            self._tool_widgets[event.tool_use_id] = widget
-            await self.conversation.add(widget)
-        elif isinstance(event, ToolProgress):
-            if (w := self._tool_widgets.get(event.tool_use_id)) is not None:
-                w.progress(event.text)
-        elif isinstance(event, ToolFinished):
-            w = self._tool_widgets.get(event.tool_use_id)
-            if w is None:
-                w = self._tool_widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
-                await self.conversation.add(w)
-            from agent_cli.tui.todos import result_view
-
-            content, expanded = result_view(event.name, event.content, event.is_error, event.output)
-            from agent_cli.tui.permission_flow import rejected_text
-
-            content = rejected_text(self, event.tool_use_id) or content
-            w.finish(content, event.is_error, event.summary, expanded=expanded)
         elif isinstance(event, PermissionDecided):
             w = self._tool_widgets.get(event.tool_use_id)
             if w is not None and event.decision == "deny":
                 w.note(f"Denied: {event.reason}")
-        elif isinstance(event, RetryEvent):
-            self.say(
-                f"Retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.reason}",
-                "warning",
-            )
         elif isinstance(event, Notice):
             if event.text == LOOP_INTERRUPTED:
                 self.mark_interrupted()
@@ -377,7 +358,8 @@ class NerveApp(KeyActions):
 
         async with self._perm_lock:
             await self._typing_paused()
-            response = await ask_in_modal(self, prompt, self.guard_s)
+            with self.working.hidden():
+                response = await ask_in_modal(self, prompt, self.guard_s)
         settle_answer(self, prompt, response)
         return response
 
@@ -391,7 +373,8 @@ class NerveApp(KeyActions):
         """AskUserQuestion's handler: the question modal (``agent_cli.tui.question``)."""
         from agent_cli.tui.question import ask_questions
 
-        return await ask_questions(self, prompt)
+        with self.working.hidden():
+            return await ask_questions(self, prompt)
 
     async def _typing_paused(self) -> None:
         """Return once the user has not typed for ``typing_pause_s``: a prompt must not pop up

@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_cli.slash.text import format_cost, format_tokens, mode_label
 
-__all__ = ["collapse", "status_text"]
+__all__ = ["collapse", "retry_text", "status_text"]
 
 
 def status_text(mode: str, model: str, usage: dict[str, Any], background: int) -> str:
@@ -17,6 +17,13 @@ def status_text(mode: str, model: str, usage: dict[str, Any], background: int) -
     if background:
         parts.append(f"{background} background task{'s' if background != 1 else ''}")
     return " · ".join(parts)
+
+
+def retry_text(event: Any) -> str:
+    """The transcript line for a ``RetryEvent``: where, when, which attempt, why."""
+    where = f" {event.endpoint}" if event.endpoint else ""
+    of = f"/{event.max_attempts}" if event.max_attempts else ""
+    return f"Retrying{where} in {event.delay_s:.1f} s (attempt {event.attempt}{of}): {event.reason}"
 
 
 def collapse(text: str, max_lines: int = 3, width: int = 400) -> tuple[str, int]:

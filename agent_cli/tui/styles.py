@@ -18,6 +18,7 @@ Screen { layout: vertical; }
 .tool.running .tool-header { color: $accent; }
 .tool.done .tool-header { color: $success; }
 .tool.error .tool-header { color: $error; }
+#working { height: 1; padding: 0 1; color: $accent; }
 #completions { height: auto; max-height: 8; border: none; padding: 0 1; background: $surface; }
 #prompt { height: auto; min-height: 3; max-height: 12; border: round $primary; padding: 0 1; }
 #prompt:focus { border: round $accent; }
