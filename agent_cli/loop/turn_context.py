@@ -74,8 +74,12 @@ def context_for_turn(host: TurnHost, emit: Emit) -> ToolUseContext:
         text = ""
         tool_name = None
         render = None
+        # A tool's progress names its tool (a dict's "tool" key, or a ``tool`` field), so its
+        # own renderer shows it (Bash: last lines and count; Grep and Glob: counts).
         if isinstance(progress, dict):
             tool_name = progress.get("tool")
+        else:
+            tool_name = getattr(progress, "tool", None)
         if tool_name:
             tool = find_tool(host.tools, tool_name)
             render = tool.render_progress if tool is not None else None

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.loop.events import RetryEvent, ToolFinished, ToolProgress, ToolStarted
+from agent_cli.loop.events import (
+    PermissionAsked,
+    PermissionDecided,
+    RetryEvent,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+)
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
 from agent_cli.tui.todos import result_view
@@ -42,6 +49,14 @@ async def show_tool_event(app: Any, event: Any) -> bool:
             event.attempt, event.max_attempts, event.delay_s, event.reason, event.endpoint
         )
         app.say(retry_text(event), "warning")
+    elif isinstance(event, PermissionAsked):
+        if (w := widgets.get(event.tool_use_id)) is not None:
+            w.waiting()
+        return False
+    elif isinstance(event, PermissionDecided):
+        if event.decision == "allow" and (w := widgets.get(event.tool_use_id)) is not None:
+            w.restart_clock()  # the time it ran, not the time it waited for an answer
+        return False  # the app shows a denial
     else:
         return False
     return True

@@ -7,6 +7,7 @@ which the first frame does not need. They are still reachable as attributes of t
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widgets import Static
 
 from agent_cli.slash.views import content_text
@@ -29,7 +31,8 @@ __all__ = [
     "UserMessage",
 ]
 
-PROGRESS_LINES = 4
+PROGRESS_LINES = 6  # Bash: its last 5 lines and the count line
+TICK_S = 1.0  # a running call's elapsed time is redrawn this often
 COLLAPSED_LINES = 3
 EXPANDED_MAX_LINES = 2000  # a 1 MB result must not freeze the terminal
 
@@ -82,12 +85,40 @@ class ToolCall(Vertical, can_focus=True):
         self.is_error = False
         self.expanded = False
         self._tail: deque[str] = deque(maxlen=PROGRESS_LINES)
+        self._noted = False  # a note (waiting, denied) stands until progress or the result
+        self._ticker: Timer | None = None
+        self.started = time.monotonic()
         self._header = Static(plain_text("● " + header), markup=False, classes="tool-header")
         self._body = Static("", markup=False, classes="tool-body")
 
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
+
+    def on_mount(self) -> None:
+        if self.result_text is None:
+            self._ticker = self.set_interval(TICK_S, self._render_running)
+
+    def waiting(self) -> None:
+        """The call waits for the user's answer: no running time is shown."""
+        self._noted = True
+
+    def restart_clock(self) -> None:
+        """The call starts running now (it may have waited for permission until now)."""
+        self.started = time.monotonic()
+        self._noted = False
+
+    def _render_running(self) -> None:
+        """Progress lines with the elapsed time on the last; "Running…" before any progress."""
+        if self.result_text is not None or self._noted:
+            return
+        seconds = int(time.monotonic() - self.started)
+        lines = ["  " + ln for ln in self._tail]
+        if lines:
+            lines[-1] += f" · {seconds}s"
+        elif seconds >= 1:
+            lines = [f"  ⎿ Running… ({seconds}s)"]
+        self._body.update(ansi_text("\n".join(lines), style="dim"))
 
     def progress(self, text: str) -> None:
         """Show the last few lines of the tool's current progress rendering while it runs.
@@ -100,11 +131,13 @@ class ToolCall(Vertical, can_focus=True):
         self._tail.clear()
         for line in text.splitlines():
             self._tail.append(line[:300])
-        self._body.update(ansi_text("\n".join("  " + ln for ln in self._tail), style="dim"))
+        self._noted = False
+        self._render_running()
 
     def note(self, text: str) -> None:
         """A line under the header before any result (e.g. "Waiting for permission")."""
         if self.result_text is None:
+            self._noted = True
             self._body.update(plain_text("  ⎿ " + text, style="dim"))
 
     def finish(
@@ -117,6 +150,8 @@ class ToolCall(Vertical, can_focus=True):
         self.result_text = text
         self.is_error = is_error
         self.expanded = expanded
+        if self._ticker is not None:
+            self._ticker.stop()
         self.remove_class("running")
         self.add_class("error" if is_error else "done")
         self._render_result()

@@ -168,6 +168,7 @@ async def _call(inp: GlobInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     matches = await _list_matches(root, pattern, ctx)
     if isinstance(matches, str):
         return ToolResult(data=matches, is_error=True)
+    progress({"tool": "Glob", "files": len(matches)})
     hidden = hidden_by_read_rules(ctx)
     if hidden is not None:  # names of files a Read deny/ask rule covers are not shown either
         matches = [m for m in matches if not hidden(os.path.join(root, m))]
@@ -207,6 +208,13 @@ def _paths(inp: GlobInput, ctx: ToolUseContext) -> tuple[Path, ...]:
     return _PATH.paths(inp, ctx)
 
 
+def _render_progress(data: Any) -> str:
+    if isinstance(data, dict) and "files" in data:
+        n = data["files"]
+        return f"{n} file{'s' if n != 1 else ''} matched"
+    return str(data)
+
+
 def _render_call(inp: GlobInput) -> str:
     return f'pattern: "{inp.pattern}"' + (f', path: "{inp.path}"' if inp.path else "")
 
@@ -232,6 +240,7 @@ glob_tool = build_tool(
     permission_paths=_paths,
     backfill_input=_PATH.backfill,
     render_call=_render_call,
+    render_progress=_render_progress,
     render_result=_render_result,
 )
 

@@ -193,7 +193,7 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
     def on_chunk(chunk: bytes) -> None:
         nonlocal seen
         seen += chunk.count(marker)
-        progress({"lines" if mode == "content" else "files": seen})
+        progress({"tool": "Grep", "lines" if mode == "content" else "files": seen})
 
     run = await run_rg(_build_args(inp, mode, arg), run_cwd, ctx.abort, on_chunk)
     if run.aborted:
@@ -264,7 +264,7 @@ def _render_call(inp: GrepInput) -> str:
 
 def _render_progress(data: Any) -> str:
     if isinstance(data, dict):
-        return ", ".join(f"{v} {k}" for k, v in data.items())
+        return ", ".join(f"{v} {k}" for k, v in data.items() if k != "tool")
     return str(data)
 
 

@@ -95,7 +95,7 @@ async def test_progress_shows_last_lines(session: FakeSession, make_app: Any) ->
         for n in range(1, 11):
             widget.progress("\n".join(f"step {i}" for i in range(n)))
         body = str(widget.query(".tool-body").first().render())
-        assert "step 9" in body and "step 6" in body and "step 5" not in body
+        assert "step 9" in body and "step 4" in body and "step 3" not in body  # the last 6
         assert body.count("step 9") == 1
 
 

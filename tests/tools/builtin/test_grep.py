@@ -202,7 +202,7 @@ async def test_progress_and_abort(tmp_path: Path) -> None:
     inp = grep_tool.input_model.model_validate({"pattern": "hit", "output_mode": "content"})
     seen: list[object] = []
     result = await grep_tool.call(inp, ctx, seen.append)
-    assert not result.is_error and seen and seen[-1] == {"lines": 1}
+    assert not result.is_error and seen and seen[-1] == {"tool": "Grep", "lines": 1}
     ctx.abort.abort()
     result = await asyncio.wait_for(grep_tool.call(inp, ctx, seen.append), 5)
     assert result.is_error and "interrupted" in str(result.data)

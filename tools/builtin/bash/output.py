@@ -51,6 +51,7 @@ class BashProgress:
     last_lines: tuple[str, ...]
     bytes: int
     elapsed_s: float = 0.0
+    tool: str = "Bash"  # whose renderer shows it (``Tool.render_progress``)
 
 
 def clean_text(data: bytes | str) -> str:
