@@ -4,7 +4,8 @@
     .venv/bin/python bench/keystroke.py --lines 2000 --samples 30   # quicker
 
 The real ``nerve`` TUI runs in tmux (``tests/agent_cli/tui/tmux_harness.py``) over the real
-session and the scripted server on 127.0.0.1. One sample: one ``send-keys`` of a letter, then
+session and the scripted server on 127.0.0.1. Streaming samples are spread over the whole stream (the
+answer grows as it goes). One sample: one ``send-keys`` of a letter, then
 ``capture-pane`` until the draft on screen shows it; the time between is the latency (it
 includes tmux's own delivery and one capture, ~2-5 ms, the same in both phases). The baseline
 is the same measurement on the idle app in the same run; the report gives median and p99 of
@@ -90,8 +91,11 @@ def main() -> int:
             wait(lambda: "line 0" in term.screen(), "the stream to start", 30)
             typist.draft = ""
             streaming: list[float] = []
+            gap = args.seconds * 0.9 / args.samples  # samples spread over the whole stream
             while len(streaming) < args.samples:
+                started = time.monotonic()
                 streaming.append(typist.sample())
+                time.sleep(max(0.0, gap - (time.monotonic() - started)))
             still = f"line {args.lines - 1:05d}" not in term.screen()  # the last line not yet in
         finally:
             term.close()

@@ -51,7 +51,6 @@ __all__ = [
 
 STARTING = "starting…"
 INTERRUPTED_STOPS = frozenset({"aborted", "interrupted", "cancelled"})
-SPLIT_CHARS = 4000  # a streamed answer moves to a new widget at a paragraph break past this
 INTERRUPTED = "Interrupted · What should Nerve do instead?"
 LOOP_INTERRUPTED = "Interrupted by user."  # the loop's notice; the app shows INTERRUPTED once
 
@@ -284,6 +283,12 @@ class NerveApp(KeyActions):
             await self.conversation.mount(MarkdownText(widget.source), before=widget)
             await widget.remove()
 
+    async def _new_assistant(self, fence: Any) -> None:
+        from agent_cli.tui.markdown import AssistantMessage
+
+        self._assistant = AssistantMessage(stats=self.stream_stats, fence=fence)
+        await self.conversation.add(self._assistant)
+
     async def _end_text(self) -> None:
         assistant, self._assistant = self._assistant, None
         if assistant is not None:
@@ -309,19 +314,19 @@ class NerveApp(KeyActions):
                 return
             text = event.text
             self.working.streamed(len(text))
-            a = self._assistant
-            if a is not None and a.fed_chars >= SPLIT_CHARS and not a.fence_open and "\n\n" in text:
-                # A long answer continues in a fresh widget at a paragraph break, so each
-                # append re-parses a small document; the finished part collapses to one widget.
-                head, _, text = text.partition("\n\n")
-                a.feed(head)
-                self._assistant = None
-                self._settle(a)
             if self._assistant is None:
-                from agent_cli.tui.markdown import AssistantMessage
-
-                self._assistant = AssistantMessage(stats=self.stream_stats)
-                await self.conversation.add(self._assistant)
+                await self._new_assistant(None)
+            a = self._assistant
+            assert a is not None
+            cut = a.split(text)
+            if cut is not None:
+                # A long answer continues in a fresh widget (tui/stream_split.py), so each
+                # append re-parses a small document; the finished part collapses to one widget.
+                head, text = cut
+                a.feed(head)
+                self._settle(a)
+                await self._new_assistant(a.fence)
+            assert self._assistant is not None
             self._assistant.feed(text)
         elif isinstance(event, PermissionDecided):
             w = self._tool_widgets.get(event.tool_use_id)

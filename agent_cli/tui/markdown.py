@@ -13,6 +13,7 @@ from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown, Static
 
 from agent_cli.tui.safe import clean
+from agent_cli.tui.stream_split import FenceTracker, split_point
 from agent_cli.tui.widgets import StreamStats
 from tools.terminal_text import StreamNeutralizer
 
@@ -40,7 +41,9 @@ class AssistantMessage(Markdown):
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
     """
 
-    def __init__(self, text: str = "", stats: StreamStats | None = None) -> None:
+    def __init__(
+        self, text: str = "", stats: StreamStats | None = None, fence: FenceTracker | None = None
+    ) -> None:
         super().__init__(clean(text), classes="assistant")
         self._pending: list[str] = []
         self._wake = asyncio.Event()
@@ -49,13 +52,18 @@ class AssistantMessage(Markdown):
         self.received = 0  # deltas handed to feed()
         self.rendered = 0  # deltas whose append has completed
         self.fed_chars = 0
-        self.fence_open = False  # inside a ``` block: never split there
+        self.fence = fence if fence is not None else FenceTracker()  # carried to the next part
         self._neutralizer = StreamNeutralizer()
 
     @property
     def backlog(self) -> int:
         """Deltas received but not yet rendered."""
         return self.received - self.rendered
+
+    def split(self, text: str) -> tuple[str, str] | None:
+        """Where this answer should go on in a fresh widget (``stream_split``): ``(head, tail)``
+        or None. Call once per delta, before :meth:`feed`."""
+        return split_point(self.fed_chars, self.fence, text)
 
     def feed(self, text: str) -> None:
         """Queue a text delta; cheap, never awaits."""
@@ -69,8 +77,6 @@ class AssistantMessage(Markdown):
         self.received += 1
         self.stats.received += 1
         self.fed_chars += len(text)
-        if text.count("```") % 2:
-            self.fence_open = not self.fence_open
         self._wake.set()
         if self._stream_task is None:
             self._stream_task = asyncio.create_task(self._run())
