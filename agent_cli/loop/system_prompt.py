@@ -60,13 +60,47 @@ def _git(cwd: Path, *args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def _branch(header: str) -> str:
+    """The branch of ``git status --branch``'s first line ("## main...origin/main [ahead 1]",
+    "## No commits yet on main", "## HEAD (no branch)"); ref names hold no ".." nor spaces."""
+    head = header[3:]
+    for unborn in ("No commits yet on ", "Initial commit on "):
+        if head.startswith(unborn):
+            return head[len(unborn) :].strip()
+    if head.startswith("HEAD (no branch)"):
+        return "(detached HEAD)"
+    return head.split("...", 1)[0].split(" ", 1)[0] or "(detached HEAD)"
+
+
+def _git_probe(cwd: Path) -> tuple[bool, str | None, str | None]:
+    """(is a work tree, branch, ``git status --short``) from one ``git status --short --branch``
+    (one process, not three: each costs a spawn and ~5 ms of the start-up's wall time).
+    If that call could not finish (no git, a timeout), the two cheap questions are asked
+    separately, as before, and the status is left out."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--short", "--branch"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=2,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        is_git = _git(cwd, "rev-parse", "--is-inside-work-tree") == "true"
+        branch = (_git(cwd, "branch", "--show-current") or "(detached HEAD)") if is_git else None
+        return is_git, branch, None
+    lines = out.stdout.splitlines()
+    if out.returncode != 0 or not lines or not lines[0].startswith("## "):
+        return False, None, None  # not a work tree (outside a repository, inside .git, bare)
+    return True, _branch(lines[0]), "\n".join(lines[1:]).strip()
+
+
 def gather_environment(cwd: Path, additional_dirs: Sequence[Path] = ()) -> Environment:
-    is_git = _git(cwd, "rev-parse", "--is-inside-work-tree") == "true"
-    branch = (_git(cwd, "branch", "--show-current") or "(detached HEAD)") if is_git else None
+    is_git, branch, raw = _git_probe(cwd)
     status = None
     if is_git:
-        raw = _git(cwd, "status", "--short") or ""
-        lines = raw.splitlines()
+        lines = (raw or "").splitlines()
         status = "\n".join(lines[:20]) + (
             f"\n... ({len(lines) - 20} more)" if len(lines) > 20 else ""
         )
