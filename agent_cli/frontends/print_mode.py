@@ -96,7 +96,9 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         async for event in turns:
             if writer is not None:
                 writer.event(event)
-            if isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
+            if isinstance(event, RetryEvent) and event.fallback_model:  # said in every format
+                print(for_stream(f"nerve: {event.reason}", err), file=err, flush=True)
+            elif isinstance(event, (Notice, RetryEvent)) and options.output_format == "text":
                 text = (
                     event.text
                     if isinstance(event, Notice)

@@ -81,6 +81,7 @@ class RetryEvent:
     reason: str
     endpoint: str = ""  # where the next attempt goes
     max_attempts: int = 0  # 0: unknown
+    fallback_model: str | None = None  # the request moved to --fallback-model (overload)
 
 
 def retry_event(notice: Any) -> RetryEvent:
@@ -91,6 +92,7 @@ def retry_event(notice: Any) -> RetryEvent:
         notice.reason,
         getattr(notice, "endpoint", ""),
         getattr(notice, "max_attempts", 0),
+        getattr(notice, "fallback_model", None),
     )
 
 

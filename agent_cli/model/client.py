@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from agent_cli.model.config import ModelConfig
 from agent_cli.model.errors import AttemptError, BadStream, ErrorInfo, connection_lost
 from agent_cli.model.key_helper import KeyHelperError
-from agent_cli.model.retry import RetryNotice, RetryPolicy
+from agent_cli.model.retry import OVERLOADS_BEFORE_FALLBACK, RetryNotice, RetryPolicy
 from agent_cli.model.stream import Attempt, TextCallback, ToolUseCallback, call_back, handle_event
 from agent_cli.model.transport import Transport, make_transport
 from agent_cli.model.turn import AssistantTurn, ModelError
@@ -79,6 +79,8 @@ class ModelClient:
         self.policy = policy or RetryPolicy(max_attempts=config.max_retries + 1)
         self._sleep = sleep
         self.transport = transport or make_transport(config)
+        # model -> the fallback that replaced it after repeated overload (for the session)
+        self.fallen_back: dict[str, str] = {}
 
     async def aclose(self) -> None:
         await self.transport.aclose()
@@ -149,6 +151,9 @@ class ModelClient:
           ``content`` = the blocks fully received, ``stop_reason="tool_use"``, ``partial=True``,
           ``error`` = what broke. The loop answers those tools and the conversation continues.
         * Not retryable (400, 401, 403, 404, 413, ...) or out of attempts: ``ModelError``.
+        * ``OVERLOADS_BEFORE_FALLBACK`` overloaded answers (529) in a row with a fallback model
+          configured: the request goes to the fallback at once (``on_retry`` is told, with
+          ``fallback_model`` set), with fresh attempts; later requests for that model too.
         * ``abort`` fires: the stream is cancelled promptly and an ``aborted=True`` turn is
           returned (tools handed out so far are in it; the loop must answer them).
         """
@@ -160,7 +165,11 @@ class ModelClient:
             # The answer comes after the thinking: max_tokens must leave room for both.
             params["thinking"] = {"type": "enabled", "budget_tokens": budget}
             params["max_tokens"] = max(int(params["max_tokens"]), budget + 4096)
+        fallback = self.config.fallback_model
+        if params["model"] in self.fallen_back:
+            params["model"] = self.fallen_back[params["model"]]
         attempt = 0
+        overloads = 0
         reauthenticated = False
         while True:
             attempt += 1
@@ -188,6 +197,29 @@ class ModelClient:
                         notice = RetryNotice(attempt, 0.0, info.reason, **self._where())
                         await call_back(on_retry, notice)
                         continue
+                overloads = overloads + 1 if _overloaded(info) else 0
+                if (
+                    fallback
+                    and overloads >= OVERLOADS_BEFORE_FALLBACK
+                    and params["model"] != fallback
+                ):
+                    original, params["model"] = params["model"], fallback
+                    self.fallen_back[original] = fallback
+                    reason = (
+                        f"{original} is overloaded ({overloads} overloaded answers in a row); "
+                        f"switching to the fallback model {fallback}"
+                    )
+                    notice = RetryNotice(
+                        attempt,
+                        0.0,
+                        reason,
+                        state.text_sent,
+                        fallback_model=fallback,
+                        **self._where(),
+                    )
+                    await call_back(on_retry, notice)
+                    attempt = overloads = 0
+                    continue
                 if not info.retryable or attempt >= self.policy.max_attempts:
                     raise ModelError(
                         info.message or info.reason,
@@ -266,6 +298,10 @@ class ModelClient:
             raise AttemptError(connection_lost(f"the stream ended {what} without message_stop"))
         await state.release_unparsed(on_tool_use)
         return state.turn(attempt)
+
+
+def _overloaded(info: ErrorInfo) -> bool:
+    return info.status == 529 or info.error_type == "overloaded_error"
 
 
 async def _drain(events: AsyncIterator[Any]) -> None:

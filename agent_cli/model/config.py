@@ -74,6 +74,8 @@ class ModelConfig:
     max_retries: int = DEFAULT_MAX_RETRIES
     # MAX_THINKING_TOKENS: extended thinking with this budget on the agent's own requests
     thinking_budget: int | None = None
+    # --fallback-model: where a request goes after repeated overload (529) of its model
+    fallback_model: str | None = None
 
     @property
     def provider(self) -> str:

@@ -12,11 +12,19 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_MAX_RETRIES", "RetryNotice", "RetryPolicy", "parse_retry_after"]
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "OVERLOADS_BEFORE_FALLBACK",
+    "RetryNotice",
+    "RetryPolicy",
+    "parse_retry_after",
+]
 
 # As Claude Code: 10 retries, backoff 0.5 s doubling up to 32 s: about 2.7 minutes of waiting
 # before a run of 500/529s is given up (CLAUDE_CODE_MAX_RETRIES changes the count).
 DEFAULT_MAX_RETRIES = 10
+# As Claude Code: after this many overloaded (529) answers in a row, a --fallback-model takes over.
+OVERLOADS_BEFORE_FALLBACK = 3
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
@@ -96,3 +104,4 @@ class RetryNotice:
     handed_out: tuple[str, ...] = ()
     endpoint: str = ""  # where the next attempt goes (the URL, or the cloud provider)
     max_attempts: int = 0  # attempts allowed in all; 0: unknown
+    fallback_model: str | None = None  # set when the client switched to the fallback model

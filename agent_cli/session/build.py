@@ -372,6 +372,15 @@ def _model(
         api_key_helper=settings.merged.apiKeyHelper,
         env=environ,
     )
+    if options.fallback_model:
+        from dataclasses import replace
+
+        from agent_cli.model.names import expand_alias
+
+        fallback = expand_alias(options.fallback_model, environ)
+        if fallback == config.model:
+            raise SessionError(f"--fallback-model {fallback} is the main model; name another one")
+        config = replace(config, fallback_model=fallback)
     return config.model, _LazyModelClient(config)
 
 
