@@ -17,6 +17,7 @@ from agent_cli.model.errors import AttemptError, BadStream, ErrorInfo, connectio
 from agent_cli.model.key_helper import KeyHelperError
 from agent_cli.model.retry import OVERLOADS_BEFORE_FALLBACK, RetryNotice, RetryPolicy
 from agent_cli.model.stream import Attempt, TextCallback, ToolUseCallback, call_back, handle_event
+from agent_cli.model.thinking import thinking_fields
 from agent_cli.model.transport import Transport, make_transport
 from agent_cli.model.turn import AssistantTurn, ModelError
 
@@ -160,11 +161,16 @@ class ModelClient:
         params = self.build_params(
             system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
         )
-        budget = self.config.thinking_budget
-        if thinking and budget is not None and "thinking" not in params:
-            # The answer comes after the thinking: max_tokens must leave room for both.
-            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
-            params["max_tokens"] = max(int(params["max_tokens"]), budget + 4096)
+        if thinking and "thinking" not in params:  # adaptive or a budget, and effort, per model
+            params.update(
+                thinking_fields(
+                    str(params["model"]),
+                    int(params["max_tokens"]),
+                    budget=self.config.thinking_budget,
+                    always=self.config.always_thinking,
+                    effort=self.config.effort,
+                )
+            )
         fallback = self.config.fallback_model
         if params["model"] in self.fallen_back:
             params["model"] = self.fallen_back[params["model"]]

@@ -74,6 +74,8 @@ class ModelConfig:
     max_retries: int = DEFAULT_MAX_RETRIES
     # MAX_THINKING_TOKENS: extended thinking with this budget on the agent's own requests
     thinking_budget: int | None = None
+    always_thinking: bool = False  # settings alwaysThinkingEnabled
+    effort: str | None = None  # CLAUDE_CODE_EFFORT_LEVEL / effortLevel (agent_cli.model.thinking)
     # --fallback-model: where a request goes after repeated overload (529) of its model
     fallback_model: str | None = None
 

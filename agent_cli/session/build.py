@@ -195,7 +195,7 @@ def build_session(
     if reader is not None:
         warnings += restore_read_files(reader, ctx.state.read_files)
 
-    model_name, client = _model(options, settings, model_client, environ)
+    model_name, client = _model(options, settings, model_client, environ, warnings)
     system_prompt = build_system_prompt(
         env,
         tool_descriptions=[(t.name, t.description) for t in pool],
@@ -360,7 +360,11 @@ def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) ->
 
 
 def _model(
-    options: RunOptions, settings: Any, client: ModelPort | None, environ: dict[str, str]
+    options: RunOptions,
+    settings: Any,
+    client: ModelPort | None,
+    environ: dict[str, str],
+    warnings: list[str],
 ) -> tuple[str, ModelPort]:
     from agent_cli.model.config import ModelConfig, resolve_model
 
@@ -372,9 +376,19 @@ def _model(
         api_key_helper=settings.merged.apiKeyHelper,
         env=environ,
     )
-    if options.fallback_model:
-        from dataclasses import replace
+    from dataclasses import replace
 
+    from agent_cli.model.thinking import effort_level
+
+    extras = settings.merged.extras()
+    effort, warning = effort_level(
+        environ.get("CLAUDE_CODE_EFFORT_LEVEL"), extras.get("effortLevel")
+    )
+    if warning:
+        warnings.append(warning)
+    always = extras.get("alwaysThinkingEnabled") is True
+    config = replace(config, always_thinking=always, effort=effort)
+    if options.fallback_model:
         from agent_cli.model.names import expand_alias
 
         fallback = expand_alias(options.fallback_model, environ)
