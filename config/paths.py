@@ -40,8 +40,9 @@ def find_project_root(cwd: Path) -> Path:
 
 
 def local_settings_path(cwd: Path) -> Path:
-    """Where "don't ask again" approvals go: ``<project root>/.nerve/settings.local.json``."""
-    return find_project_root(cwd) / ".nerve" / "settings.local.json"
+    """Where "don't ask again" approvals go: ``<project root>/.claude/settings.local.json``,
+    as Claude Code writes them (``.nerve/settings.local.json`` is still read, same layer)."""
+    return find_project_root(cwd) / ".claude" / "settings.local.json"
 
 
 @dataclass(frozen=True, slots=True)

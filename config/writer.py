@@ -157,7 +157,7 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> bool:
 
     Creates the file and its directory if needed. Returns ``False`` (and leaves the file
     untouched) if the rule is already there. The usual destination is
-    :func:`local_settings_path` (``<project>/.nerve/settings.local.json``).
+    :func:`local_settings_path` (``<project>/.claude/settings.local.json``).
     Raises :class:`SettingsWriteError` if the file is broken; it is never overwritten.
     """
     text = _check(behavior, rule)

@@ -97,7 +97,7 @@ class SessionAdmin:
         self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=(*perms.rules, new)))
 
     def remove_rule(self, behavior: str, rule: str, source: str) -> bool:
-        from config import local_settings_path, remove_permission_rule
+        from config import find_project_root, local_settings_path, remove_permission_rule
         from permissions.rules import parse_rule
 
         value = parse_rule(rule)
@@ -110,7 +110,10 @@ class SessionAdmin:
         if len(keep) == len(perms.rules):
             return False
         if source == RuleSource.LOCAL.value:
-            remove_permission_rule(local_settings_path(self.cwd), behavior, rule)
+            # both local files are one layer: approvals of older versions are in .nerve/
+            legacy = find_project_root(self.cwd) / ".nerve" / "settings.local.json"
+            for path in (local_settings_path(self.cwd), legacy):
+                remove_permission_rule(path, behavior, rule)
         elif source != RuleSource.SESSION.value:
             raise ValueError(f"rules from {source} can only be removed by editing that file")
         elif self.transcript is not None:  # or a resume would bring the rule back

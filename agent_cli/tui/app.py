@@ -364,8 +364,8 @@ class NerveApp(KeyActions):
         async with self._perm_lock:
             await self._typing_paused()
             with self.working.hidden():
-                response = await ask_in_modal(self, prompt, self.guard_s)
-        settle_answer(self, prompt, response)
+                response, session_edits = await ask_in_modal(self, prompt, self.guard_s)
+        settle_answer(self, prompt, response, session_edits=session_edits)
         return response
 
     def _attach_handlers(self, session: SessionPort) -> None:

@@ -1,7 +1,10 @@
 """The permission prompt: what the tool will do, why it asks, and the answers users know.
 
-Keys: ``y``/Enter Yes (or the highlighted option), ``a`` Yes and don't ask again (only with
-suggested rules), ``n``/Esc No, Tab No with feedback (an input; Enter sends), Up/Down move.
+Keys: ``y``/Enter Yes (or the highlighted option), ``a`` Yes and don't ask again, ``n``/Esc No,
+Tab No with feedback (an input; Enter sends), Up/Down move. "Don't ask again" says what it keeps
+and where: the suggested rules saved to the project's ``.claude/settings.local.json`` (Bash: the
+command prefix; WebFetch: the domain; an MCP tool: the tool), or for a file edit inside the
+working directories, all edits allowed for this session (accept-edits mode).
 Every key is ignored for the first ``guard_s`` seconds after the prompt appears, so a burst of
 typing meant for the prompt never answers it.
 """
@@ -22,19 +25,25 @@ from textual.widgets import Input, Static
 from agent_cli.tui.guard import GuardedModal
 from agent_cli.tui.notify import notify_permission
 from agent_cli.tui.safe import clean, plain_text
+from permissions.types import ReasonKind
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 __all__ = [
+    "EDIT_TOOLS",
+    "LOCAL_SETTINGS_FILE",
     "PermissionScreen",
     "always_label",
     "ask_in_modal",
     "describe_input",
     "fetch_domain",
+    "offers_session_edits",
     "reason_lines",
     "rules_label",
 ]
 
 PREVIEW_MAX_LINES = 40
+LOCAL_SETTINGS_FILE = ".claude/settings.local.json"  # config.local_settings_path, relative
+EDIT_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "MultiEdit"})
 
 
 def describe_input(prompt: PermissionPrompt) -> str:
@@ -75,17 +84,47 @@ def fetch_domain(prompt: PermissionPrompt) -> str | None:
     return url_host(url) if prompt.tool_name == "WebFetch" and isinstance(url, str) else None
 
 
-def always_label(prompt: PermissionPrompt) -> str:
-    """The don't-ask-again choice: "allow this domain" for WebFetch's domain rule."""
-    suggestions = prompt.verdict.suggestions
-    domains = [
-        r.content.removeprefix("domain:")
-        for r in suggestions
-        if r.tool_name == "WebFetch" and r.content and r.content.startswith("domain:")
-    ]
-    if domains and len(domains) == len(suggestions):
-        return f"Yes, allow this domain: don't ask again for {', '.join(domains)}"
-    return f"Yes, and don't ask again for {rules_label(prompt)}"
+def offers_session_edits(prompt: PermissionPrompt) -> bool:
+    """A file edit inside the working directories that asks only because of the mode: "allow
+    all edits during this session" (accept-edits mode) is what would let it through."""
+    v = prompt.verdict
+    return (
+        prompt.tool_name in EDIT_TOOLS
+        and not v.suggestions
+        and v.kind is ReasonKind.MODE
+        and v.rule is None
+        and v.safety is None
+        and prompt.agent_id is None
+    )
+
+
+def _subjects(prompt: PermissionPrompt) -> list[str]:
+    """What each suggested rule covers, in words: a command prefix, a domain, a tool."""
+    out = []
+    for r in prompt.verdict.suggestions:
+        content = r.content or ""
+        if r.tool_name == "Bash" and content:
+            prefix = content.removesuffix(":*").removesuffix(" *").removesuffix("*").strip()
+            out.append(f"`{prefix}` commands")
+        elif r.tool_name == "WebFetch" and content.startswith("domain:"):
+            out.append(content.removeprefix("domain:"))
+        else:
+            out.append(str(r))
+    return out
+
+
+def always_label(prompt: PermissionPrompt) -> str | None:
+    """The don't-ask-again choice, and on a second line the rule it saves and where; None
+    when none is offered (no rule to suggest, and not an edit this session could allow)."""
+    if prompt.verdict.suggestions:
+        rules = rules_label(prompt)
+        return (
+            f"Yes, and don't ask again for {', '.join(_subjects(prompt))}"
+            f"\nsaves {rules} to {LOCAL_SETTINGS_FILE}"
+        )
+    if offers_session_edits(prompt):
+        return "Yes, allow all edits during this session (accept edits mode)"
+    return None
 
 
 def _preview(text: str) -> RenderableType:
@@ -124,10 +163,11 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         super().__init__(guard_s=guard_s)
         self.prompt = prompt
         self._options: list[tuple[str, str]] = [("yes", "Yes")]
-        if prompt.verdict.suggestions:
-            self._options.append(("always", always_label(prompt)))
+        if (always := always_label(prompt)) is not None:
+            self._options.append(("always", always))
         self._options.append(("no", "No"))
         self._selected = 0
+        self.session_edits = False  # "allow all edits during this session" was chosen
         self._options_view = Static("", markup=False, id="perm-options")
         self._feedback = Input(placeholder="Tell Nerve what to do differently", id="perm-feedback")
 
@@ -138,6 +178,10 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
             # The model wrote these: shown as text, never as control sequences or markup.
             yield Static(plain_text(title, style="bold"), markup=False, id="perm-title")
             yield Static(plain_text(describe_input(p)), markup=False, id="perm-command")
+            description = (p.input or {}).get("description")
+            if p.tool_name == "Bash" and isinstance(description, str) and description.strip():
+                about = plain_text(description.strip(), style="dim")
+                yield Static(about, markup=False, id="perm-description")
             if (domain := fetch_domain(p)) is not None:
                 yield Static(plain_text(f"Domain: {domain}"), markup=False, id="perm-domain")
             if p.preview:
@@ -160,15 +204,21 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         out = Text()
         for i, (kind, label) in enumerate(self._options):
             mark = "❯" if i == self._selected else " "
+            head, _, detail = label.partition("\n")
             out.append(
-                f"{mark} {i + 1}. {clean(label)}  ({keys[kind]})\n",
+                f"{mark} {i + 1}. {clean(head)}  ({keys[kind]})\n",
                 style="bold" if i == self._selected else "",
             )
+            if detail:
+                out.append(f"     {clean(detail)}\n", style="dim")
         out.append("  Tab: No, and tell Nerve what to do differently", style="dim")
         self._options_view.update(out)
 
     def _response(self, kind: str, feedback: str | None = None) -> PermissionResponse:
         if kind == "yes":
+            return PermissionResponse(PermissionAnswer.ALLOW)
+        if kind == "always" and not self.prompt.verdict.suggestions:
+            self.session_edits = True  # the app switches to accept-edits mode
             return PermissionResponse(PermissionAnswer.ALLOW)
         if kind == "always":
             return PermissionResponse(
@@ -179,7 +229,7 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
     def action_answer(self, kind: str) -> None:
         if self._guarded() or self._feedback.has_focus:
             return
-        if kind == "always" and not self.prompt.verdict.suggestions:
+        if kind == "always" and all(k != "always" for k, _ in self._options):
             return
         self.dismiss(self._response(kind))
 
@@ -213,8 +263,9 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
 
 async def ask_in_modal(
     app: App[Any], prompt: PermissionPrompt, guard_s: float
-) -> PermissionResponse:
-    """Show ``prompt`` in a PermissionScreen over ``app`` and wait for the answer.
+) -> tuple[PermissionResponse, bool]:
+    """Show ``prompt`` in a PermissionScreen over ``app`` and wait for the answer; the flag
+    says the user chose "allow all edits during this session".
 
     Cancelling the wait dismisses the screen with a denial (the turn was interrupted).
     """
@@ -230,7 +281,7 @@ async def ask_in_modal(
     # task that is not a Textual worker (e.g. parallel tool execution).
     app.push_screen(screen, done)
     try:
-        return await answer
+        return await answer, screen.session_edits
     except asyncio.CancelledError:
         if screen.is_current:
             screen.dismiss(PermissionResponse(PermissionAnswer.DENY))

@@ -9,18 +9,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_cli.tui.permission import LOCAL_SETTINGS_FILE
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 if TYPE_CHECKING:
     from agent_cli.tui.app import NerveApp
 
-__all__ = ["LOCAL_SETTINGS", "rejected_text", "settle_answer"]
-
-LOCAL_SETTINGS = ".nerve/settings.local.json"
+__all__ = ["rejected_text", "settle_answer"]
 
 
-def settle_answer(app: NerveApp, prompt: PermissionPrompt, response: PermissionResponse) -> None:
-    """Act on ``response`` before it returns to the pipeline.
+def settle_answer(
+    app: NerveApp,
+    prompt: PermissionPrompt,
+    response: PermissionResponse,
+    *,
+    session_edits: bool = False,
+) -> None:
+    """Act on ``response`` before it returns to the pipeline; ``session_edits``: the user
+    chose "allow all edits during this session", which is accept-edits mode (shown in the
+    status line; Shift+Tab leaves it), as in Claude Code.
 
     The abort is set before the answer returns, so the rejected call's result is the
     rejection (the model learns it next turn), not "cancelled"; calls after it do not run.
@@ -31,10 +38,14 @@ def settle_answer(app: NerveApp, prompt: PermissionPrompt, response: PermissionR
         if not response.feedback and main_thread and app.turn_running and app.session_ready:
             app.session.abort()
             app.mark_interrupted()
+    if session_edits and app.session_ready and app.session.mode == "default":
+        app.session.set_mode("acceptEdits")
+        app.say("Edits allowed for this session (accept edits mode; Shift+Tab to change)")
+        app.refresh_status()
     if response.answer is PermissionAnswer.ALLOW_ALWAYS and response.rules:
         names = ", ".join(str(r) for r in response.rules)
         plural = "s" if len(response.rules) > 1 else ""
-        text = f"Saved rule{plural} {names} to {LOCAL_SETTINGS}"
+        text = f"Saved rule{plural} {names} to {LOCAL_SETTINGS_FILE}"
         app.said.add(text)  # the session's own notice of the save is not shown twice
         app.say(text)
 

@@ -10,6 +10,7 @@ documented transparent wrappers and safe environment assignments.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from permissions.bash.parse import ParsedScript, SimpleCommand, parse_simple_commands
@@ -30,6 +31,7 @@ __all__ = [
     "deny_forms_of_argvs",
     "deny_forms_of_command",
     "deny_forms_of_script",
+    "script_prefix",
     "sed_in_place_operands",
 ]
 
@@ -162,7 +164,9 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         if ro and (f.writes or f.via_xargs):
             ro = False
         f.read_only = ro
-        if f.via_xargs or ("/" not in head and head in _NO_SUGGEST):
+        if script_prefix(core_) is not None:
+            pass  # `python3 hello.py`: the prefix names the script (see script_prefix)
+        elif f.via_xargs or ("/" not in head and head in _NO_SUGGEST):
             f.no_suggest = True
         elif "/" in head and basename(head) in _NO_SUGGEST:
             f.no_suggest = True
@@ -174,6 +178,23 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         f.read_only = f.reads_only = False
         f.no_suggest = True
     return f
+
+
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php"})
+
+
+def script_prefix(argv: Sequence[str]) -> list[str] | None:
+    """The "don't ask again" prefix of an interpreter running a script: ``python3 hello.py``
+    -> ``python3 hello.py`` (that script, any arguments), ``python3 -m pytest`` -> ``python3
+    -m pytest``. Never the bare interpreter: ``python3 *`` would allow ``python3 -c ANY``; and
+    none for ``-c``/``-e`` code or other options (None)."""
+    if len(argv) < 2 or argv[0] not in _INTERPRETERS:
+        return None
+    if argv[1] == "-m" and len(argv) > 2 and not argv[2].startswith("-"):
+        return list(argv[:3])
+    if argv[1].startswith("-") or argv[1] in ("", "."):
+        return None
+    return list(argv[:2])
 
 
 _NO_SUGGEST = SHELLS | {

@@ -17,6 +17,7 @@ from permissions.bash.analysis import (
     analyse_command,
     deny_forms_of_argvs,
     deny_forms_of_command,
+    script_prefix,
 )
 from permissions.bash.effects import WalkState, write_words
 from permissions.bash.match import RuleMatcher, compile_pattern
@@ -89,6 +90,8 @@ def _matchers(ctx: PermissionContext) -> _Matchers:
 def _suggestion(core: Sequence[str]) -> RuleValue | None:
     if not core:
         return None
+    if (script := script_prefix(core)) is not None:
+        return RuleValue("Bash", " ".join(script) + " *")
     prog = core[0]
     take = 1
     if prog in _RUNNERS and len(core) > 2 and core[1] in ("run", "run-script"):

@@ -26,7 +26,7 @@ def test_creates_file_and_parent_dir(tmp_path: Path) -> None:
     sub = tmp_path / "src"
     sub.mkdir()
     path = local_settings_path(sub)
-    assert path == tmp_path / ".nerve" / "settings.local.json"
+    assert path == tmp_path / ".claude" / "settings.local.json"
     assert add_permission_rule(path, "allow", "Bash(npm test *)")
     assert json.loads(path.read_text()) == {"permissions": {"allow": ["Bash(npm test *)"]}}
     # what was written is what the loader reads, as a local rule

@@ -78,7 +78,7 @@ async def test_a_command_line_that_needs_permission_asks_first(
         assert any(n.startswith("Saved rule") for n in _notices(app))
     assert (project / "made.txt").exists()
     assert _texts(server.requests[0].body["messages"][0])[1] == "Made it: yes"
-    saved = json.loads((project / ".nerve/settings.local.json").read_text())
+    saved = json.loads((project / ".claude/settings.local.json").read_text())
     assert saved["permissions"]["allow"]
 
 

@@ -78,13 +78,16 @@ async def test_always_returns_suggested_rules(session: FakeSession, make_app: An
         await _send(pilot, "test")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         options = str(app.screen.query_one("#perm-options").render())
-        assert "Yes, and don't ask again for Bash(npm test *)" in options
+        assert (
+            "Yes, and don't ask again for `npm test` commands  (a)\n"
+            "     saves Bash(npm test *) to .claude/settings.local.json"
+        ) in options
         await pilot.press("a")
         await wait_for(pilot, lambda: not app.turn_running)
         response = session.responses[0]
         assert response.answer is PermissionAnswer.ALLOW_ALWAYS
         assert response.rules == (RuleValue("Bash", "npm test *"),)
-        assert "Saved rule Bash(npm test *) to .nerve/settings.local.json" in _texts(
+        assert "Saved rule Bash(npm test *) to .claude/settings.local.json" in _texts(
             app, NoticeLine
         )
 

@@ -173,11 +173,14 @@ async def test_webfetch_prompt_offers_to_allow_the_domain(
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=15)
         shown = _shown(app.screen)
         assert "Domain: 127.0.0.1" in shown
-        assert "Yes, allow this domain: don't ask again for 127.0.0.1  (a)" in shown
+        assert (
+            "Yes, and don't ask again for 127.0.0.1  (a)\n"
+            "     saves WebFetch(domain:127.0.0.1) to .claude/settings.local.json"
+        ) in shown
         await pilot.press("a")
         await wait_for(pilot, lambda: not app.turn_running, timeout=15)
         assert app.query(AssistantMessage).last().source == "Use pip."
-    saved = json.loads((project / ".nerve" / "settings.local.json").read_text())
+    saved = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["WebFetch(domain:127.0.0.1)"]
     assert server.requests[1].body["model"] == "claude-haiku-4-5"
     server.assert_done()

@@ -107,8 +107,8 @@ async def test_always_saves_the_rule(project: Path, serve: Any) -> None:
         await pilot.press("a")
         await wait_for(pilot, lambda: not app.turn_running, timeout=15)
         saved = [n.notice_text for n in app.query(NoticeLine) if n.notice_text.startswith("Saved")]
-        assert len(saved) == 1 and ".nerve/settings.local.json" in saved[0]
-    settings = json.loads((project / ".nerve" / "settings.local.json").read_text())
+        assert len(saved) == 1 and ".claude/settings.local.json" in saved[0]
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert settings["permissions"]["allow"], settings
     server.assert_done()
 

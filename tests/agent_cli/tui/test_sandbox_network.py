@@ -64,7 +64,7 @@ async def test_a_new_domain_asks_in_the_modal_and_always_lets_it_through(
         await pilot.press("a")  # Yes, and don't ask again
         await wait_for(pilot, lambda: not app.turn_running, timeout=30)
     server.assert_done()
-    saved = json.loads((project / ".nerve" / "settings.local.json").read_text())
+    saved = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert "WebFetch(domain:localhost)" in saved["permissions"]["allow"]
     [result] = [
         b

@@ -114,6 +114,9 @@ def test_suggestions_one_per_subcommand(tmp_path: Path) -> None:
         "find . -exec touch {} ;",
         "echo x > f",
         "python3 -c 'print(1)'",
+        "python3 -",
+        "python3 -i",
+        "node -e 'x'",
         "git -c core.pager=x log",
         "xargs -n1 touch",
     ],
@@ -122,6 +125,23 @@ def test_no_suggestion_for_dangerous_commands(command: str, tmp_path: Path) -> N
     a = assess_bash(command, _ctx(tmp_path))
     assert a.verdict.decision is Decision.ASK
     assert a.verdict.suggestions == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("python3 hello.py", "python3 hello.py *"),
+        ("python3 scripts/build.py --fast", "python3 scripts/build.py *"),
+        ("python3 -m pytest -x tests", "python3 -m pytest *"),
+        ("node server.js", "node server.js *"),
+    ],
+)
+def test_an_interpreter_suggestion_names_the_script(
+    command: str, rule: str, tmp_path: Path
+) -> None:
+    a = assess_bash(command, _ctx(tmp_path))
+    assert a.verdict.decision is Decision.ASK
+    assert a.verdict.suggestions == (RuleValue("Bash", rule),)
 
 
 def test_suggestions_capped_at_five(tmp_path: Path) -> None:
