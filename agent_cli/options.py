@@ -130,6 +130,13 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
     if ns.max_budget_usd is not None and not ns.max_budget_usd > 0:
         raise OptionsError("--max-budget-usd must be a positive amount of US dollars")
     tools, sources = _flag_lists(ns.tools, ns.setting_sources)
+    if ns.session_id is not None:
+        import uuid
+
+        try:  # it names the transcript file: a path or other text must not reach it
+            ns.session_id = str(uuid.UUID(ns.session_id))
+        except ValueError:
+            raise OptionsError(f"--session-id must be a UUID, got {ns.session_id!r}") from None
     if ns.fallback_model is not None and not ns.fallback_model.strip():
         raise OptionsError("--fallback-model needs a model name")
     return RunOptions(

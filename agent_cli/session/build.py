@@ -138,6 +138,10 @@ def build_session(
         session_id = reader.session_id or (resume_path.stem if resume_path else "")
     else:
         session_id = options.session_id or str(uuid.uuid4())
+        if options.session_id and record and _transcript_exists(cwd, session_id):
+            raise SessionError(
+                f"--session-id {session_id} is already in use; continue it with --resume {session_id}"
+            )
     env = gather_environment(cwd, perm_ctx.additional_dirs)
     transcript: TranscriptWriter | None = None
     if record:
@@ -244,6 +248,12 @@ def _offered_builtins(tools: list[Any], names: list[str] | None) -> list[Any]:
         raise SessionError(f"--tools: unknown tool(s) {', '.join(unknown)} (built-ins: {known})")
     chosen = {by_name[n].name for n in names}
     return [t for t in tools if t.name in chosen]
+
+
+def _transcript_exists(cwd: Path, session_id: str) -> bool:
+    from agent_cli.transcripts.transcript import project_dir
+
+    return (project_dir(cwd) / f"{session_id}.jsonl").exists()
 
 
 def _check_mcp_flags(options: RunOptions, cwd: Path, environ: dict[str, str]) -> None:

@@ -177,3 +177,20 @@ def test_setting_sources_rejects_an_unknown_source(harness: Harness) -> None:
     run = harness.run(["-p", "hi", "--setting-sources", "user,team"], None)
     assert run.rc != 0
     assert "--setting-sources: unknown source 'team'" in run.stderr
+
+
+def test_session_id_names_the_session_and_is_checked(harness: Harness) -> None:
+    sid = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+    run = harness.run(
+        ["-p", "hi", "--session-id", sid, "--output-format", "json"],
+        Scenario.of(Turn([text("ok")])),
+    )
+    assert run.rc == 0, run.stderr
+    assert run.json()["session_id"] == sid
+    assert [p.stem for p in harness.transcripts()] == [sid]
+    again = harness.run(["-p", "hi", "--session-id", sid], None)
+    assert again.rc == 1 and f"--session-id {sid} is already in use" in again.stderr
+    for bad in ("../../escape", "not-a-uuid"):
+        run = harness.run(["-p", "hi", "--session-id", bad], None)
+        assert run.rc == 2 and "--session-id must be a UUID" in run.stderr
+    assert [p.stem for p in harness.transcripts()] == [sid]
