@@ -63,6 +63,10 @@ class SdkMode:
         self.writer.attach(session)
         self.channel = ControlChannel(self.writer.write)
         self.requests = SdkRequests(session)
+        if options.permission_prompt_tool == "stdio":
+            from agent_cli.frontends.sdk_permissions import StdioPermissionPrompt
+
+            session.set_permission_handler(StdioPermissionPrompt(self.channel))
         self.turns: asyncio.Queue[str | None] = asyncio.Queue()
         self.last_error = False
         self._lineno = 0
@@ -213,6 +217,13 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
 
 
 def run_sdk_mode(options: RunOptions) -> int:
+    if options.permission_prompt_tool not in (None, "stdio"):
+        print(
+            f"nerve: --permission-prompt-tool {options.permission_prompt_tool!r} is not "
+            "supported (only 'stdio', the Agent SDK's can_use_tool)",
+            file=sys.stderr,
+        )
+        return 2
     if options.output_format != "stream-json":
         print(
             "nerve: --input-format stream-json needs --output-format stream-json",

@@ -1,0 +1,67 @@
+"""``--permission-prompt-tool stdio``: a permission "ask" becomes a ``can_use_tool`` request.
+
+Only what would ask reaches the SDK: deny rules, safety checks and the mode were applied by
+the pipeline before (a deny never asks). The answer ``{"behavior": "allow", "updatedInput"}``
+allows the call; an ``updatedInput`` that differs from what was asked about replaces the input
+and is parsed and validated again by the pipeline. ``{"behavior": "deny", "message"}`` denies
+it with that message to the model. An error answer, a malformed one, or stdin closing denies
+(fails closed). ``updatedPermissions`` ("always allow") are not applied yet: the call is
+allowed once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_cli.frontends.control import ControlChannel, ControlError
+
+__all__ = ["StdioPermissionPrompt"]
+
+
+class StdioPermissionPrompt:
+    """The session's permission handler in SDK mode with ``--permission-prompt-tool stdio``."""
+
+    def __init__(self, channel: ControlChannel) -> None:
+        self.channel = channel
+
+    async def __call__(self, prompt: Any) -> Any:
+        from tools.context import PermissionAnswer, PermissionResponse
+
+        suggestions = [
+            {
+                "type": "addRules",
+                "rules": [{"toolName": r.tool_name, "ruleContent": r.content}],
+                "behavior": "allow",
+                "destination": "session",
+            }
+            for r in getattr(prompt.verdict, "suggestions", ()) or ()
+        ]
+        try:
+            answer = await self.channel.request(
+                "can_use_tool",
+                tool_name=prompt.tool_name,
+                input=prompt.input,
+                tool_use_id=prompt.tool_use_id,
+                permission_suggestions=suggestions,
+                decision_reason=prompt.verdict.reason,
+                title=prompt.title or prompt.tool_name,
+                agent_id=prompt.agent_id,
+            )
+        except ControlError as exc:
+            return PermissionResponse(
+                PermissionAnswer.DENY, feedback=f"Permission was not granted: {exc}"
+            )
+        behavior = answer.get("behavior")
+        if behavior == "allow":
+            updated = answer.get("updatedInput")
+            if isinstance(updated, dict) and updated != prompt.input:
+                return PermissionResponse(PermissionAnswer.ALLOW, updated_input=updated)
+            return PermissionResponse(PermissionAnswer.ALLOW)
+        message = answer.get("message") if behavior == "deny" else None
+        if not isinstance(message, str) or not message.strip():
+            message = (
+                "The SDK denied this call."
+                if behavior == "deny"
+                else f"The SDK's answer had no valid behavior ({behavior!r}): denied."
+            )
+        return PermissionResponse(PermissionAnswer.DENY, feedback=message)
