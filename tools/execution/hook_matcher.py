@@ -119,6 +119,9 @@ class HookHandler:
     kind: str = "command"
     # the model a ``prompt``/``agent`` hook asks (None: the fast model / the session's)
     model: str | None = None
+    # an ``http`` hook (its url is ``command``): extra headers, and the variables they may use
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env_vars: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, tuple[str, ...] | None]:
@@ -129,7 +132,7 @@ class HookHandler:
     def name(self) -> str:
         """A short, human-readable name for messages."""
         text = self.command if self.args is None else " ".join((self.command, *self.args))
-        if self.kind in MODEL_HOOK_TYPES:
+        if self.kind in MODEL_HOOK_TYPES or self.kind == "http":
             text = f"{self.kind} hook {' '.join(text.split())!r}"
         return text if len(text) <= 80 else text[:77] + "..."
 
@@ -186,17 +189,16 @@ def _parse_handler(
     kind = raw.get("type", "command")
     if kind in MODEL_HOOK_TYPES:
         return _parse_model_handler(event, matcher, raw, policy, where, warn, str(kind))
+    if kind == "http" and (http := _parse_http_handler(event, matcher, raw, policy, where, warn)):
+        return http
     if kind != "command":
         # Skipping a guard would fail open: the handler stays and denies what it guards.
         guards = event in GUARD_EVENTS
         effect = "every call it matches is denied" if guards else "it does not run"
-        warn(f"{where}: hook type {kind!r} cannot run in Nerve yet; {effect}")
+        label = "http (malformed)" if kind == "http" else str(kind)
+        warn(f"{where}: hook type {label!r} cannot run in Nerve yet; {effect}")
         return HookHandler(
-            event=event,
-            matcher=matcher,
-            command=f"<{kind} hook>",
-            policy=policy,
-            unrunnable=str(kind),
+            event=event, matcher=matcher, command=f"<{kind} hook>", policy=policy, unrunnable=label
         )
     command = raw.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -285,6 +287,44 @@ def _parse_model_handler(
         status_message=raw["statusMessage"] if isinstance(raw.get("statusMessage"), str) else None,
         kind=kind,
         model=model,
+    )
+
+
+def _parse_http_handler(
+    event: str,
+    matcher: Matcher,
+    raw: Mapping[str, Any],
+    policy: bool,
+    where: str,
+    warn: Callable[[str], None],
+) -> HookHandler | None:
+    """An ``http`` hook; None (it then cannot run: a guard denies) without a usable url."""
+    url = raw.get("url")
+    if not isinstance(url, str) or urlsplit(url.strip()).scheme not in ("http", "https"):
+        warn(f"{where}: http hook without an http(s) 'url'")
+        return None
+    headers_raw = raw.get("headers") or {}
+    allowed_raw = raw.get("allowedEnvVars") or []
+    if not isinstance(headers_raw, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers_raw.items()
+    ):
+        warn(f"{where}: 'headers' must be an object of strings")
+        return None
+    if not isinstance(allowed_raw, list) or not all(isinstance(v, str) for v in allowed_raw):
+        warn(f"{where}: 'allowedEnvVars' must be a list of names")
+        return None
+    status = raw.get("statusMessage")
+    return HookHandler(
+        event=event,
+        matcher=matcher,
+        command=url.strip(),
+        timeout_s=_timeout(raw, where, warn),
+        if_rule=_if_rule(raw, event, where, warn),
+        policy=policy,
+        status_message=status if isinstance(status, str) else None,
+        kind="http",
+        headers=tuple(headers_raw.items()),
+        allowed_env_vars=tuple(allowed_raw),
     )
 
 

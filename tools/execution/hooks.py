@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from permissions.types import Decision
+from tools.execution.hook_http import run_http_hook
 from tools.execution.hook_matcher import (
     GUARD_EVENTS,
     TOOL_EVENTS,
@@ -394,6 +395,8 @@ class HookRunner:
         if h.kind == "agent":
             return await run_agent_hook(h, event, stdin.decode(), self.agent_hook, h.timeout_s)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
+        if h.kind == "http":
+            return await run_http_hook(h, event, stdin, env, timeout)
         try:
             result = await run_process(
                 self._argv(h, env), stdin_data=stdin, cwd=self.cwd, env=env, timeout_s=timeout

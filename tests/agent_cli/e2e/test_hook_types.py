@@ -1,4 +1,4 @@
-"""Hook types Nerve cannot run, through a real ``nerve -p`` (issue 12 item 3): an ``http``
+"""Hook types Nerve cannot run, through a real ``nerve -p`` (issue 12 item 3): an ``mcp_tool``
 guard is reported at start and denies the calls it guards instead of being skipped."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from agent_cli.testing import Match, Scenario, Turn, text, tool_use
 from tests.agent_cli.e2e.conftest import Harness
 
 
-def test_an_http_guard_nerve_cannot_run_denies_the_call(harness: Harness) -> None:
+def test_an_mcp_tool_guard_nerve_cannot_run_denies_the_call(harness: Harness) -> None:
     settings = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    guard = {"type": "http", "url": "http://127.0.0.1:9/check"}
+    guard = {"type": "mcp_tool", "server": "policy", "tool": "check"}
     settings.write_text(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}})
     )
@@ -26,5 +26,5 @@ def test_an_http_guard_nerve_cannot_run_denies_the_call(harness: Harness) -> Non
     assert not (harness.project / "CANARY").exists()
     last = run.server.requests[1].body["messages"][-1]
     result = next(b for b in last["content"] if b.get("tool_use_id") == "t_bash")
-    assert result.get("is_error") and "'http' cannot run in Nerve yet" in json.dumps(result)
-    assert "hook type 'http' cannot run in Nerve yet" in run.stderr
+    assert result.get("is_error") and "'mcp_tool' cannot run in Nerve yet" in json.dumps(result)
+    assert "hook type 'mcp_tool' cannot run in Nerve yet" in run.stderr

@@ -44,11 +44,9 @@ def test_public_mode_names() -> None:
 async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path) -> None:
     notes: list[str] = []
     config = {
-        "PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}
-        ],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "mcp_tool", "tool": "safe"}]}],
         "PermissionRequest": [{"hooks": [{"type": "mcp_tool", "tool": "check"}]}],
-        "Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9"}]}],
+        "Stop": [{"hooks": [{"type": "mcp_tool", "tool": "stop"}]}],
     }
     r = HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path, notify=notes.append)
     assert (
@@ -57,7 +55,7 @@ async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path
     out = await r.pre_tool_use(
         tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", permission_mode="default"
     )
-    assert out.decision == Decision.DENY and "'http'" in (out.decision_reason or "")
+    assert out.decision == Decision.DENY and "'mcp_tool'" in (out.decision_reason or "")
     other = await r.pre_tool_use(
         tool_name="Read", tool_input={"file_path": "x"}, tool_use_id="t", permission_mode="default"
     )

@@ -108,7 +108,7 @@ def test_parse_lenient_config_skips_bad_parts_with_warnings() -> None:
             "not a group",
             {"matcher": "Edit"},  # no hooks list
             {"hooks": [{"type": "command"}]},  # no command
-            {"hooks": [{"type": "http", "url": "http://127.0.0.1"}]},  # kept: it denies
+            {"hooks": [{"type": "mcp_tool", "tool": "t"}]},  # kept: it denies
             {"hooks": [{"command": "echo t", "timeout": "soon"}]},  # bad timeout: default
             {"hooks": [{"command": "x", "args": "notalist"}]},
         ],
@@ -118,13 +118,13 @@ def test_parse_lenient_config_skips_bad_parts_with_warnings() -> None:
     }
     parsed = parse_hooks_config(config, policy=False, warn=warnings.append)
     pre = parsed["PreToolUse"]
-    assert [h.command for h in pre] == ["echo ok", "<http hook>", "echo t"]
-    assert pre[1].unrunnable == "http"  # a guard Nerve cannot run fails closed
+    assert [h.command for h in pre] == ["echo ok", "<mcp_tool hook>", "echo t"]
+    assert pre[1].unrunnable == "mcp_tool"  # a guard Nerve cannot run fails closed
     assert pre[0].timeout_s == 5.0 and pre[2].timeout_s is None
     assert parsed["UserPromptSubmit"][0].if_rule is None  # `if` is for tool events only
     assert "NoSuchEvent" in parsed  # kept, with a warning
     assert len(warnings) == 9
-    assert any("'http' cannot run in Nerve yet" in w for w in warnings)
+    assert any("'mcp_tool' cannot run in Nerve yet" in w for w in warnings)
 
 
 def test_parse_non_mapping_config() -> None:

@@ -545,7 +545,7 @@ async def test_malformed_config_warns_via_notify_and_good_hooks_still_run(tmp_pa
     notes: list[str] = []
     config = {
         "PreToolUse": [{"matcher": "[", "hooks": [{"command": "echo bad"}]}, 5],
-        "Stop": [{"hooks": [{"type": "http", "url": "http://x"}, {"command": "echo fine"}]}],
+        "Stop": [{"hooks": [{"type": "mcp_tool", "tool": "x"}, {"command": "echo fine"}]}],
     }
     r = make(tmp_path, config, notify=notes.append)
     assert notes == list(r.warnings) and len(notes) == 3
