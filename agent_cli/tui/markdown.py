@@ -17,7 +17,9 @@ from agent_cli.tui.stream_split import FenceTracker, split_point
 from agent_cli.tui.widgets import StreamStats
 from tools.terminal_text import StreamNeutralizer
 
-__all__ = ["AssistantMessage", "MarkdownText"]
+__all__ = ["APPEND_INTERVAL_S", "AssistantMessage", "MarkdownText"]
+
+APPEND_INTERVAL_S = 0.05
 
 
 class MarkdownText(Static):
@@ -92,6 +94,8 @@ class AssistantMessage(Markdown):
                 await asyncio.shield(self.append("".join(batch)))
                 self.rendered += len(batch)
                 self.stats.rendered += len(batch)
+                # at most ~20 appends a second: each is a re-layout, and keys wait behind it
+                await asyncio.sleep(APPEND_INTERVAL_S)
         except asyncio.CancelledError:
             pass
         if self._pending:
