@@ -69,6 +69,7 @@ class NerveApp(KeyActions):
         Binding("ctrl+d", "ctrl_d", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", show=False, priority=True),
         Binding("escape", "interrupt", show=False),
+        Binding("ctrl+o", "toggle_transcript", show=False, priority=True),
     ]
 
     def __init__(
@@ -108,6 +109,7 @@ class NerveApp(KeyActions):
         self.completion_list = CompletionList()
         self.conversation = Conversation()
         self.working = WorkingLine()
+        self.transcript_full = False  # Ctrl+O: every result expanded, the model's text shown
         self.status = StatusBar()
         self.prompt_input = PromptInput(
             history=self.history.entries(),
@@ -353,6 +355,11 @@ class NerveApp(KeyActions):
         if not self.interrupted:
             self.interrupted = True
             self.say(INTERRUPTED, "warning")
+
+    def action_toggle_transcript(self) -> None:
+        from agent_cli.tui.tool_view import toggle_transcript
+
+        toggle_transcript(self)
 
     # -- permission ----------------------------------------------------------------------
 

@@ -18,10 +18,10 @@ from agent_cli.loop.events import (
 )
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
-from agent_cli.tui.todos import result_view
+from agent_cli.tui.summaries import UserView, rejected_label, user_view
 from agent_cli.tui.widgets import ToolCall
 
-__all__ = ["show_tool_event"]
+__all__ = ["show_tool_event", "toggle_transcript"]
 
 
 async def show_tool_event(app: Any, event: Any) -> bool:
@@ -31,6 +31,7 @@ async def show_tool_event(app: Any, event: Any) -> bool:
         await app._end_text()
         app.working.streamed(len(str(event.input)))
         widget = ToolCall(event.tool_use_id, event.header or event.name)
+        widget.tool_name, widget.tool_input = event.name, event.input
         widgets[event.tool_use_id] = widget
         await app.conversation.add(widget)
     elif isinstance(event, ToolProgress):
@@ -41,9 +42,13 @@ async def show_tool_event(app: Any, event: Any) -> bool:
         if w is None:
             w = widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
             await app.conversation.add(w)
-        content, expanded = result_view(event.name, event.content, event.is_error, event.output)
-        content = rejected_text(app, event.tool_use_id) or content
-        w.finish(content, event.is_error, event.summary, expanded=expanded)
+        view = user_view(event.name, event.content, event.is_error, event.output, app.cwd)
+        rejected = rejected_text(app, event.tool_use_id)
+        if rejected is not None:  # what the user said, not the text written for the model
+            view = UserView(rejected_label(event.name, w.tool_input, rejected, app.cwd))
+        w.finish(
+            view.text, event.is_error, event.summary, expanded=view.expanded, detail=view.detail
+        )
     elif isinstance(event, RetryEvent):
         app.working.retrying(
             event.attempt, event.max_attempts, event.delay_s, event.reason, event.endpoint
@@ -60,3 +65,12 @@ async def show_tool_event(app: Any, event: Any) -> bool:
     else:
         return False
     return True
+
+
+def toggle_transcript(app: Any) -> None:
+    """Ctrl+O: show every result whole (and what the model read), or collapse them again."""
+    app.transcript_full = not app.transcript_full
+    for widget in app.query(ToolCall):
+        widget.refresh_result()
+    state = "full transcript" if app.transcript_full else "collapsed results"
+    app.notify(f"Showing {state} · ctrl+o to toggle", timeout=2)

@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -33,7 +34,9 @@ __all__ = [
 
 PROGRESS_LINES = 6  # Bash: its last 5 lines and the count line
 TICK_S = 1.0  # a running call's elapsed time is redrawn this often
-COLLAPSED_LINES = 3
+OPEN_LINES = 10  # a result this short is shown whole
+COLLAPSED_LINES = 5  # a longer one shows this many lines until expanded
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 EXPANDED_MAX_LINES = 2000  # a 1 MB result must not freeze the terminal
 
 
@@ -84,6 +87,9 @@ class ToolCall(Vertical, can_focus=True):
         self.result_text: str | None = None
         self.is_error = False
         self.expanded = False
+        self.detail_text: str | None = None
+        self.tool_name = ""  # set from ToolStarted (a stored call has only its header)
+        self.tool_input: dict[str, Any] = {}
         self._tail: deque[str] = deque(maxlen=PROGRESS_LINES)
         self._noted = False  # a note (waiting, denied) stands until progress or the result
         self._ticker: Timer | None = None
@@ -141,13 +147,23 @@ class ToolCall(Vertical, can_focus=True):
             self._body.update(plain_text("  ⎿ " + text, style="dim"))
 
     def finish(
-        self, content: object, is_error: bool, summary: str = "", *, expanded: bool = False
+        self,
+        content: object,
+        is_error: bool,
+        summary: str = "",
+        *,
+        expanded: bool = False,
+        detail: object = None,
     ) -> None:
-        """Show the result, collapsed (or ``expanded``: a todo checklist is shown whole)."""
+        """Show the result, collapsed when long (or ``expanded``: a todo checklist is shown
+        whole). ``detail``: what the full transcript (Ctrl+O) shows instead (the model's text
+        under a summary such as "Read 42 lines")."""
         text = neutralize(content_text(content), keep_sgr=True)  # lines counted as shown
         if not text.strip():
             text = summary or "(no output)"
         self.result_text = text
+        more = neutralize(content_text(detail), keep_sgr=True) if detail is not None else ""
+        self.detail_text = more if more.strip() else None
         self.is_error = is_error
         self.expanded = expanded
         if self._ticker is not None:
@@ -168,17 +184,35 @@ class ToolCall(Vertical, can_focus=True):
         self.expanded = not self.expanded
         self._render_result()
 
+    @property
+    def full(self) -> bool:
+        """The app shows the full transcript (Ctrl+O)."""
+        return bool(getattr(self.app, "transcript_full", False)) if self.is_attached else False
+
+    def refresh_result(self) -> None:
+        """Render the result again (the full-transcript toggle changed)."""
+        if self.result_text is not None:
+            self._render_result()
+
     def _render_result(self) -> None:
         assert self.result_text is not None
-        limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
-        shown, hidden = collapse(self.result_text, limit)
+        full = self.full
+        text = self.detail_text if full and self.detail_text is not None else self.result_text
+        long = len(text.rstrip("\n").splitlines()) > OPEN_LINES
+        limit = EXPANDED_MAX_LINES if self.expanded or full or not long else COLLAPSED_LINES
+        shown, hidden = collapse(text, limit)
         lines = shown.splitlines() or [""]
-        body = "\n".join(("  ⎿ " if i == 0 else "    ") + ln for i, ln in enumerate(lines))
         if hidden:
-            verb = "expand" if not self.expanded else "show more"
-            body += f"\n    … +{hidden} lines (enter to {verb})"
-        # Output keeps its colours; no control sequence reaches the terminal (tui.safe).
-        self._body.update(ansi_text(body, style="red" if self.is_error else ""))
+            lines.append(f"… +{hidden} lines" + (" (ctrl+o to expand)" if not full else ""))
+        diff = not self.is_error and len(lines) > 1 and lines[1].startswith("@@")
+        body = Text()
+        for i, ln in enumerate(lines):
+            style = "red" if self.is_error else (_DIFF_STYLES.get(ln[:1], "") if diff else "")
+            body.append("\n" if i else "")
+            body.append("  ⎿ " if i == 0 else "    ")
+            # Output keeps its colours; no control sequence reaches the terminal (tui.safe).
+            body.append_text(ansi_text(ln, style=style))
+        self._body.update(body)
 
     def on_click(self, event: events.Click) -> None:
         self.toggle()

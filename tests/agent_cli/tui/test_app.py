@@ -36,7 +36,7 @@ async def send(pilot: Any, text: str) -> None:
 
 
 async def test_stream_tool_progress_retry_and_error(session: FakeSession, make_app: Any) -> None:
-    long_output = "\n".join(f"line {i}" for i in range(10))
+    long_output = "\n".join(f"line {i}" for i in range(12))
     session.turns = [
         [
             RetryEvent(2, 2.0, "overloaded"),
@@ -78,12 +78,12 @@ async def test_stream_tool_progress_retry_and_error(session: FakeSession, make_a
         tool = app.query_one(ToolCall)
         assert tool.header == "Bash(ls)"
         body = str(tool.query(".tool-body").first().render())
-        assert "line 2" in body and "line 3" not in body and "+7 lines" in body
+        assert "line 4" in body and "line 5" not in body and "+7 lines (ctrl+o to expand)" in body
         tool.focus()
         await pilot.press("enter")
-        assert "line 9" in str(tool.query(".tool-body").first().render())
+        assert "line 11" in str(tool.query(".tool-body").first().render())
         await pilot.press("enter")
-        assert "line 9" not in str(tool.query(".tool-body").first().render())
+        assert "line 11" not in str(tool.query(".tool-body").first().render())
 
 
 async def test_progress_shows_last_lines(session: FakeSession, make_app: Any) -> None:

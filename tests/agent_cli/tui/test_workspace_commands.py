@@ -60,7 +60,8 @@ async def test_add_dir_lets_the_model_read_there_without_asking_then_export_writ
         await _send(pilot, "how long are the notes?")
         await wait_for(pilot, lambda: not app.turn_running, timeout=15)
         assert not isinstance(app.screen, PermissionScreen)  # a working directory: no prompt
-        assert "line 30" in app.query_one(ToolCall).result_text
+        read = app.query_one(ToolCall)
+        assert read.result_text == "Read 30 lines" and "line 30" in (read.detail_text or "")
 
         await _send(pilot, "/export talk.txt")
         assert _last(app) == f"Conversation exported to {project / 'talk.txt'}."
