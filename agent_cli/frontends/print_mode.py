@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_cli.frontends.mcp_permissions import McpPermissionPrompt, is_mcp_prompt_tool
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
@@ -70,6 +71,8 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         print(f"nerve: {exc}", file=err)
         return 1
     told = _warn_untrusted(session, options, err)
+    if (tool := options.permission_prompt_tool) is not None and is_mcp_prompt_tool(tool):
+        session.set_permission_handler(McpPermissionPrompt(session, tool))  # asks go to the tool
     if structured is not None:
         structured.install(session)
     loop = asyncio.get_running_loop()
@@ -186,5 +189,13 @@ def run_print_mode(
     prompt = got.prompt
     if not prompt:
         print("nerve: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+        return 2
+    tool = options.permission_prompt_tool
+    if tool is not None and not is_mcp_prompt_tool(tool):
+        print(
+            f"nerve: --permission-prompt-tool {tool!r}: in print mode it names an MCP tool "
+            "(mcp__server__tool); 'stdio' is for --input-format stream-json",
+            file=sys.stderr,
+        )
         return 2
     return asyncio.run(_run(options, prompt, out, sys.stderr))

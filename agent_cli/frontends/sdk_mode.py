@@ -63,10 +63,15 @@ class SdkMode:
         self.writer.attach(session)
         self.channel = ControlChannel(self.writer.write)
         self.requests = SdkRequests(session)
-        if options.permission_prompt_tool == "stdio":
+        tool = options.permission_prompt_tool
+        if tool == "stdio":
             from agent_cli.frontends.sdk_permissions import StdioPermissionPrompt
 
             session.set_permission_handler(StdioPermissionPrompt(self.channel))
+        elif tool is not None:
+            from agent_cli.frontends.mcp_permissions import McpPermissionPrompt
+
+            session.set_permission_handler(McpPermissionPrompt(session, tool))
         self.turns: asyncio.Queue[str | None] = asyncio.Queue()
         self.last_error = False
         self._lineno = 0
@@ -217,10 +222,11 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
 
 
 def run_sdk_mode(options: RunOptions) -> int:
-    if options.permission_prompt_tool not in (None, "stdio"):
+    tool = options.permission_prompt_tool
+    if tool not in (None, "stdio") and not tool.startswith("mcp__"):
         print(
-            f"nerve: --permission-prompt-tool {options.permission_prompt_tool!r} is not "
-            "supported (only 'stdio', the Agent SDK's can_use_tool)",
+            f"nerve: --permission-prompt-tool {tool!r} is not supported (only 'stdio', the "
+            "Agent SDK's can_use_tool, or an MCP tool mcp__server__tool)",
             file=sys.stderr,
         )
         return 2

@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_cli.frontends.control import ControlChannel, ControlError
 
-__all__ = ["StdioPermissionPrompt"]
+__all__ = ["StdioPermissionPrompt", "response_for"]
 
 
 class StdioPermissionPrompt:
@@ -51,17 +51,27 @@ class StdioPermissionPrompt:
             return PermissionResponse(
                 PermissionAnswer.DENY, feedback=f"Permission was not granted: {exc}"
             )
-        behavior = answer.get("behavior")
-        if behavior == "allow":
-            updated = answer.get("updatedInput")
-            if isinstance(updated, dict) and updated != prompt.input:
-                return PermissionResponse(PermissionAnswer.ALLOW, updated_input=updated)
-            return PermissionResponse(PermissionAnswer.ALLOW)
-        message = answer.get("message") if behavior == "deny" else None
-        if not isinstance(message, str) or not message.strip():
-            message = (
-                "The SDK denied this call."
-                if behavior == "deny"
-                else f"The SDK's answer had no valid behavior ({behavior!r}): denied."
-            )
-        return PermissionResponse(PermissionAnswer.DENY, feedback=message)
+        return response_for(answer, prompt, "The SDK")
+
+
+def response_for(answer: Any, prompt: Any, who: str) -> Any:
+    """Claude Code's permission answer (``{"behavior": "allow", "updatedInput"}`` or
+    ``{"behavior": "deny", "message"}``) as the pipeline's response; anything else denies."""
+    from tools.context import PermissionAnswer, PermissionResponse
+
+    if not isinstance(answer, dict):
+        answer = {}
+    behavior = answer.get("behavior")
+    if behavior == "allow":
+        updated = answer.get("updatedInput")
+        if isinstance(updated, dict) and updated != prompt.input:
+            return PermissionResponse(PermissionAnswer.ALLOW, updated_input=updated)
+        return PermissionResponse(PermissionAnswer.ALLOW)
+    message = answer.get("message") if behavior == "deny" else None
+    if not isinstance(message, str) or not message.strip():
+        message = (
+            f"{who} denied this call."
+            if behavior == "deny"
+            else f"{who}'s answer had no valid behavior ({behavior!r}): denied."
+        )
+    return PermissionResponse(PermissionAnswer.DENY, feedback=message)

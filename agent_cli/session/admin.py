@@ -64,6 +64,13 @@ class SessionAdmin:
             self.transcript.user(note, isMeta=True)
         return target
 
+    def mcp_tool(self, name: str) -> Any:
+        """The connected MCP tool ``name`` (``mcp__server__tool``), or None."""
+        mcp = getattr(self, "_mcp", None)
+        if mcp is None:
+            return None
+        return next((t for t in mcp.tools() if t.name == name), None)
+
     def take_warnings(self) -> list[str]:
         """The start-up warnings not shown yet; the app shows them at once (else the first
         turn does)."""
