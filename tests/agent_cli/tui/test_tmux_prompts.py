@@ -37,6 +37,7 @@ def test_no_ends_the_turn_and_feedback_continues_it(tmp_path: Path) -> None:
         time.sleep(GUARD_S)
         term.keys("n")
         term.wait_for("Interrupted · What should Nerve do instead?", "the turn to end")
+        term.wait_for("Rejected", "the rejected call's line")  # rendered just after the notice
         screen = term.screen()
         assert screen.count("Interrupted") == 1 and "Interrupted by user" not in screen
         assert "Rejected" in screen and "doesn't want to proceed" not in screen
@@ -49,7 +50,7 @@ def test_no_ends_the_turn_and_feedback_continues_it(tmp_path: Path) -> None:
         term.keys("name it c.txt", literal=True)
         term.keys("Enter")
         term.wait_for("Understood, c.txt it is.", "the model's answer to the feedback")
-        assert "Rejected: name it c.txt" in term.screen()
+        term.wait_for("Rejected: name it c.txt", "the rejected call with the feedback")
         assert term.screen().count("Interrupted") == 1
         assert not (term.project / "first.txt").exists()
         assert not (term.project / "b.txt").exists()
