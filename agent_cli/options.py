@@ -6,11 +6,23 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["OptionsError", "RunOptions", "build_parser", "parse_run_options", "split_rule_list"]
+__all__ = [
+    "OptionsError",
+    "RunOptions",
+    "build_parser",
+    "is_mcp_prompt_tool",
+    "parse_run_options",
+    "split_rule_list",
+]
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
 MODES = ("default", "manual", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+
+
+def is_mcp_prompt_tool(value: str | None) -> bool:
+    """``--permission-prompt-tool`` names an MCP tool (``mcp__server__tool``)."""
+    return bool(value) and str(value).startswith("mcp__") and str(value).count("__") >= 2
 
 
 def split_rule_list(values: Sequence[str] | None) -> list[str]:

@@ -26,6 +26,7 @@ __all__ = [
     "SettingsWriteError",
     "add_permission_rule",
     "local_settings_path",
+    "read_json_object",
     "remove_permission_rule",
     "remove_settings_value",
     "set_settings_value",
@@ -71,7 +72,9 @@ def _locked(target: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _read_object(target: Path) -> dict[str, Any]:
+def read_json_object(target: Path) -> dict[str, Any]:
+    """A settings-style JSON file as a dict: ``{}`` when it is missing or empty. Anything else
+    that is not one JSON object raises ``SettingsWriteError`` naming the file (and the line)."""
     try:
         # a FIFO or device in the file's place is refused before it is opened (never hangs)
         text = read_regular_file(target).decode("utf-8-sig")
@@ -85,12 +88,18 @@ def _read_object(target: Path) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsWriteError(
-            f"{target}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}); "
-            "fix the file by hand, it was not changed"
+            f"{target}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})"
         ) from exc
     if not isinstance(data, dict):
-        raise SettingsWriteError(f"{target}: top level is not a JSON object; it was not changed")
+        raise SettingsWriteError(f"{target}: top level is not a JSON object")
     return data
+
+
+def _read_object(target: Path) -> dict[str, Any]:
+    try:
+        return read_json_object(target)
+    except SettingsWriteError as exc:
+        raise SettingsWriteError(f"{exc}; fix the file by hand, it was not changed") from exc
 
 
 def _rule_list(data: dict[str, Any], behavior: str, target: Path, create: bool) -> list[Any]:

@@ -17,11 +17,7 @@ from typing import Any
 from agent_cli.frontends.sdk_permissions import response_for
 from agent_cli.slash.views import content_text
 
-__all__ = ["McpPermissionPrompt", "is_mcp_prompt_tool"]
-
-
-def is_mcp_prompt_tool(value: str | None) -> bool:
-    return bool(value) and str(value).startswith("mcp__") and str(value).count("__") >= 2
+__all__ = ["McpPermissionPrompt"]
 
 
 class McpPermissionPrompt:

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_cli.frontends.mcp_permissions import McpPermissionPrompt, is_mcp_prompt_tool
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
@@ -28,7 +27,7 @@ from agent_cli.loop.events import (
     RetryEvent,
     TurnFinished,
 )
-from agent_cli.options import RunOptions
+from agent_cli.options import RunOptions, is_mcp_prompt_tool
 
 __all__ = ["event_to_json", "run_print_mode"]
 
@@ -72,6 +71,8 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         return 1
     told = _warn_untrusted(session, options, err)
     if (tool := options.permission_prompt_tool) is not None and is_mcp_prompt_tool(tool):
+        from agent_cli.frontends.mcp_permissions import McpPermissionPrompt
+
         session.set_permission_handler(McpPermissionPrompt(session, tool))  # asks go to the tool
     if structured is not None:
         structured.install(session)

@@ -30,7 +30,7 @@ from agent_cli.frontends.control import (
 from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
-from agent_cli.options import RunOptions
+from agent_cli.options import RunOptions, is_mcp_prompt_tool
 
 __all__ = ["SdkMode", "run_sdk_mode", "user_prompt"]
 
@@ -223,7 +223,7 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
 
 def run_sdk_mode(options: RunOptions) -> int:
     tool = options.permission_prompt_tool
-    if tool not in (None, "stdio") and not tool.startswith("mcp__"):
+    if tool not in (None, "stdio") and not is_mcp_prompt_tool(tool):
         print(
             f"nerve: --permission-prompt-tool {tool!r} is not supported (only 'stdio', the "
             "Agent SDK's can_use_tool, or an MCP tool mcp__server__tool)",

@@ -23,6 +23,7 @@ from agent_cli.loop.tool_ids import unique_tool_ids
 __all__ = [
     "INTERRUPTED_RESULT",
     "answer_dangling_tool_uses",
+    "content_blocks",
     "encodable",
     "normalize_messages_for_api",
     "system_reminder",
@@ -46,20 +47,23 @@ def system_reminder(text: str, *, ephemeral: bool = True) -> Message:
     return msg
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """A message's content as blocks (a string is one text block; anything else, none)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, list):
+        return []
     return [dict(b) for b in content if isinstance(b, dict)]
 
 
 def text_of(message: Message) -> str:
     return "".join(
-        b.get("text", "") for b in _blocks(message.get("content")) if b.get("type") == "text"
+        b.get("text", "") for b in content_blocks(message.get("content")) if b.get("type") == "text"
     )
 
 
 def tool_use_ids(message: Message) -> list[str]:
-    return [b["id"] for b in _blocks(message.get("content")) if b.get("type") == "tool_use"]
+    return [b["id"] for b in content_blocks(message.get("content")) if b.get("type") == "tool_use"]
 
 
 def _is_empty_text(block: dict[str, Any]) -> bool:
@@ -83,7 +87,7 @@ def answer_dangling_tool_uses(
                 if nxt is not None and nxt.get("role") == "user":
                     answered = {
                         b.get("tool_use_id", "")
-                        for b in _blocks(nxt.get("content"))
+                        for b in content_blocks(nxt.get("content"))
                         if b.get("type") == "tool_result"
                     }
                 missing = [t for t in ids if t not in answered]
@@ -94,7 +98,7 @@ def answer_dangling_tool_uses(
                     ]
                     if nxt is not None and nxt.get("role") == "user":
                         merged = dict(nxt)
-                        merged["content"] = results + _blocks(nxt.get("content"))
+                        merged["content"] = results + content_blocks(nxt.get("content"))
                         out.append(merged)
                         i += 2
                         continue
@@ -131,7 +135,7 @@ def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
     for msg in messages:
         if msg.get("_ui_only") or msg.get("role") not in ("user", "assistant"):
             continue
-        blocks = [b for b in _blocks(msg.get("content")) if not _is_empty_text(b)]
+        blocks = [b for b in content_blocks(msg.get("content")) if not _is_empty_text(b)]
         blocks = [{k: encodable(v) for k, v in b.items() if not k.startswith("_")} for b in blocks]
         if not blocks:
             continue  # never send an empty message

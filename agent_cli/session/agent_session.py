@@ -150,9 +150,8 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
 
     async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
         self.disarm_idle_notification()
-        for warning in self.warnings:
+        for warning in self.take_warnings():
             yield Notice(warning, "warning")
-        self.warnings = []
         if self._mcp_pending:
             for warning in await self._connect_mcp():
                 yield Notice(warning, "warning")

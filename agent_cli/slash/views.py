@@ -8,6 +8,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from agent_cli.loop.messages import content_blocks
+
 __all__ = ["EXPORT_RESULT_LINES", "content_text", "conversation_text", "tool_header"]
 
 EXPORT_RESULT_LINES = 20  # a longer tool result is cut in an export, with a count
@@ -51,16 +53,12 @@ def content_text(content: Any) -> str:
     return str(content)
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
 def _is_meta(message: dict[str, Any]) -> bool:
     if message.get("_ephemeral") or message.get("isMeta") or message.get("isCompactSummary"):
         return True
-    texts = [b.get("text", "") for b in _blocks(message.get("content")) if b.get("type") == "text"]
+    texts = [
+        b.get("text", "") for b in content_blocks(message.get("content")) if b.get("type") == "text"
+    ]
     return bool(texts) and all(str(t).lstrip().startswith("<system-reminder>") for t in texts)
 
 
@@ -81,7 +79,7 @@ def conversation_text(messages: Iterable[dict[str, Any]]) -> str:
         if not isinstance(message, dict) or _is_meta(message):
             continue
         user = message.get("role") == "user"
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             kind = block.get("type")
             if kind == "text" and str(block.get("text", "")).strip():
                 text = str(block["text"]).strip()

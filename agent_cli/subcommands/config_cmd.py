@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_cli.subcommands.runner import UsageError, run_subcommand
+
 __all__ = ["ConfigUsageError", "parse_value", "run", "settings_file"]
 
 USAGE = """\
@@ -31,7 +33,7 @@ KEY may be dotted (permissions.defaultMode); VALUE is JSON when it parses as JSO
 """
 
 
-class ConfigUsageError(ValueError):
+class ConfigUsageError(UsageError):
     """Bad command-line input: the message says what is wrong; nothing was written."""
 
 
@@ -62,23 +64,9 @@ def _keys(key: str) -> tuple[str, ...]:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from config.errors import SettingsError
+    from config.writer import read_json_object
 
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})") from exc
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}: top level is not a JSON object")
-    return data
+    return read_json_object(path)
 
 
 def _show(value: Any) -> str:
@@ -175,18 +163,4 @@ def _is_number(token: str) -> bool:
 
 def run(argv: Sequence[str]) -> int:
     """Entry point of ``nerve config``; 0 on success, 1 when it could not be done, 2 on bad usage."""
-    from config.errors import SettingsError
-
-    args = list(argv)
-    if not args or args[0] in ("-h", "--help", "help"):
-        print(USAGE, end="")
-        return 0 if args else 2
-    try:
-        return _dispatch(args, Path.cwd())
-    except ConfigUsageError as exc:
-        print(f"nerve config: {exc}", file=sys.stderr)
-        print("Try 'nerve config --help'.", file=sys.stderr)
-        return 2
-    except SettingsError as exc:
-        print(f"nerve config: {exc}; nothing was changed", file=sys.stderr)
-        return 1
+    return run_subcommand("config", USAGE, argv, _dispatch)

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_cli.subcommands.runner import UsageError, run_subcommand
+
 __all__ = ["McpUsageError", "ScopeFile", "parse_add", "run", "scope_file", "validate_entry"]
 
 USAGE = """\
@@ -50,7 +52,7 @@ _SCOPE_TEXT = {
 }
 
 
-class McpUsageError(ValueError):
+class McpUsageError(UsageError):
     """Bad command-line input: the message says what is wrong; nothing was written."""
 
 
@@ -64,22 +66,9 @@ class ScopeFile:
 
     def servers(self) -> dict[str, Any]:
         """The raw ``mcpServers`` entries (empty when the file or the key is absent)."""
-        from config.writer import SettingsWriteError
+        from config.writer import read_json_object
 
-        try:
-            text = self.path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            return {}
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SettingsWriteError(f"{self.path}: cannot read: {exc}") from exc
-        if not text.strip():
-            return {}
-        try:
-            node: Any = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SettingsWriteError(
-                f"{self.path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})"
-            ) from exc
+        node: Any = read_json_object(self.path)
         for key in self.keys:
             node = node.get(key) if isinstance(node, dict) else None
         return dict(node) if isinstance(node, dict) else {}
@@ -369,18 +358,4 @@ def _dispatch(args: list[str], cwd: Path) -> int:
 
 def run(argv: Sequence[str]) -> int:
     """Entry point of ``nerve mcp``; 0 on success, 1 when it could not be done, 2 on bad usage."""
-    from config.errors import SettingsError
-
-    args = list(argv)
-    if not args or args[0] in ("-h", "--help", "help"):
-        print(USAGE, end="")
-        return 0 if args else 2
-    try:
-        return _dispatch(args, Path.cwd())
-    except McpUsageError as exc:
-        print(f"nerve mcp: {exc}", file=sys.stderr)
-        print("Try 'nerve mcp --help'.", file=sys.stderr)
-        return 2
-    except SettingsError as exc:
-        print(f"nerve mcp: {exc}; nothing was changed", file=sys.stderr)
-        return 1
+    return run_subcommand("mcp", USAGE, argv, _dispatch)

@@ -17,6 +17,7 @@ __all__ = ["LINE_SPLIT_CHARS", "SPLIT_CHARS", "FenceTracker", "split_point"]
 
 SPLIT_CHARS = 4000  # past this, a paragraph break outside a fence starts a new widget
 LINE_SPLIT_CHARS = 8000  # past this, any line end does (a fence is closed and reopened)
+_MARKER_CHARS = 256  # of a line, what fence detection keeps (a 10,000-character line stays O(1))
 
 
 @dataclass
@@ -27,8 +28,12 @@ class FenceTracker:
     _line: str = ""
 
     def feed(self, text: str) -> None:
+        if "\n" not in text:  # most deltas: the line grows, up to what a marker can need
+            if len(self._line) < _MARKER_CHARS:
+                self._line += text
+            return
         lines = (self._line + text).split("\n")
-        self._line = lines.pop()
+        self._line = lines.pop()[:_MARKER_CHARS]
         for line in lines:
             marker = line.strip()
             if self.opener is None:
