@@ -238,15 +238,39 @@ def _found(name: str, cwd: Path) -> list[tuple[ScopeFile, dict[str, Any]]]:
     return out
 
 
-def _state(server: Any) -> str:
-    """A cheap health note: whether a stdio server's command can be found."""
-    if server.type != "stdio":
-        return "not checked (remote)"
-    command = server.command
-    found = shutil.which(command, path=server.env.get("PATH")) or shutil.which(command)
-    if "/" in command:
-        found = command if os.access(command, os.X_OK) else None
-    return "✓ command found" if found else f"✗ command not found: {command}"
+def _health(config: Any, environ: dict[str, str]) -> dict[str, str]:
+    """Connect to every configured server at once, as a session would, and say how each went.
+
+    Claude Code's ``claude mcp list`` does the same ("Checking MCP server health..."): a stdio
+    server is started and initialised, a remote one is reached; each is bounded by
+    ``MCP_TIMEOUT``; stdio servers log to one temporary folder, emptied each time; every server is stopped again before this returns.
+    """
+    import asyncio
+    import tempfile
+
+    from tools.mcp.manager import McpManager
+
+    # one folder, emptied each time: the logs of the last check, read when one failed
+    log_dir = Path(tempfile.gettempdir()) / f"nerve-mcp-list-{os.getuid()}"
+    shutil.rmtree(log_dir, ignore_errors=True)
+    manager = McpManager(config, log_dir=log_dir, project_dir=Path.cwd(), environ=environ)
+
+    async def check() -> dict[str, str]:
+        try:
+            await manager.start()
+            states = {}
+            for name, conn in manager.connections.items():
+                if conn.connected:
+                    states[name] = "✓ Connected"
+                else:
+                    why = conn.error or "unknown error"
+                    log = f" (log: {conn.log_path})" if conn.config.type == "stdio" else ""
+                    states[name] = f"✗ Failed to connect: {why}{log}"
+            return states
+        finally:
+            await manager.close()
+
+    return asyncio.run(check())
 
 
 def _list(cwd: Path) -> int:
@@ -258,7 +282,12 @@ def _list(cwd: Path) -> int:
     for warning in config.warnings:
         if "not approved" not in warning:
             print(f"warning: {warning}", file=sys.stderr)
-    rows = [(s, _state(s)) for s in config.servers]
+    health: dict[str, str] = {}
+    if config.servers:
+        print("Checking MCP server health...\n")
+        environ = {**os.environ, **dict(getattr(settings, "env", {}) or {})}
+        health = _health(config, environ)
+    rows = [(s, health.get(s.name, "✗ skipped (duplicate name)")) for s in config.servers]
     rows += [(s, "needs approval (project .mcp.json; /mcp approve)") for s in config.pending]
     if not rows:
         print("No MCP servers configured. Use `nerve mcp add` to add a server.")

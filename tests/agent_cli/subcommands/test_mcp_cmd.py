@@ -71,7 +71,8 @@ def test_added_local_server_is_started_by_the_next_session(harness: Harness) -> 
     listed = harness.run(["mcp", "list"], None)
     assert listed.rc == 0, listed.stderr
     assert f"calc: {sys.executable} {SERVERS / 'demo_server.py'}" in listed.stdout
-    assert "✓ command found [local]" in listed.stdout
+    assert "Checking MCP server health..." in listed.stdout
+    assert "✓ Connected [local]" in listed.stdout  # really started and initialised
 
     removed = harness.run(["mcp", "remove", "calc"], None)
     assert removed.rc == 0, removed.stderr
@@ -126,8 +127,10 @@ def test_http_headers_after_the_url_and_scopes(harness: Harness) -> None:  # noq
     assert "URL: https://mcp.example.com/mcp" in got.stdout
     assert "Authorization: Bearer tok" in got.stdout
 
+    harness.env["MCP_TIMEOUT"] = "3000"  # no network here: the remote server cannot be reached
     listed = harness.run(["mcp", "list"], None).stdout
-    assert "api: https://mcp.example.com/mcp (http) - not checked (remote) [user]" in listed
+    assert "api: https://mcp.example.com/mcp (http) - ✗ Failed to connect" in listed
+    assert listed.rstrip().endswith("needs approval (project .mcp.json; /mcp approve) [project]")
     assert "shared: echo hi - needs approval" in listed
 
     # the same name in two scopes: remove asks which one, then removes only that one
@@ -180,3 +183,19 @@ def test_bad_input_is_refused_and_nothing_is_written(harness: Harness) -> None: 
     again = harness.run(["mcp", "add", "x", "second"], None)
     assert again.rc == 1 and "already exists in local config" in again.stderr
     assert "Command: first" in harness.run(["mcp", "get", "x"], None).stdout
+
+
+def test_list_names_a_server_that_fails_to_start(harness: Harness) -> None:  # noqa: F811
+    good = [sys.executable, str(SERVERS / "demo_server.py")]
+    bad = [sys.executable, str(SERVERS / "exit_server.py")]
+    assert harness.run(["mcp", "add", "good", "--", *good], None).rc == 0
+    assert harness.run(["mcp", "add", "-s", "user", "bad", "--", *bad], None).rc == 0
+    assert harness.run(["mcp", "add", "-s", "user", "gone", "/no/such/server"], None).rc == 0
+
+    listed = harness.run(["mcp", "list"], None)
+
+    assert listed.rc == 0, listed.stderr
+    lines = {line.split(":", 1)[0]: line for line in listed.stdout.splitlines() if ": " in line}
+    assert lines["good"].endswith("- ✓ Connected [local]")
+    assert "✗ Failed to connect" in lines["bad"] and lines["bad"].endswith("[user]")
+    assert "✗ Failed to connect" in lines["gone"]
