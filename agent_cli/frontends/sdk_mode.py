@@ -27,6 +27,7 @@ from agent_cli.frontends.control import (
     parse_line,
     success_response,
 )
+from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
@@ -63,6 +64,7 @@ class SdkMode:
         self.writer.attach(session)
         self.channel = ControlChannel(self.writer.write)
         self.requests = SdkRequests(session)
+        attach_sdk_mcp(session, self.channel)
         tool = options.permission_prompt_tool
         if tool == "stdio":
             from agent_cli.frontends.sdk_permissions import StdioPermissionPrompt

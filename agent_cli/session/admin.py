@@ -64,6 +64,12 @@ class SessionAdmin:
             self.transcript.user(note, isMeta=True)
         return target
 
+    def attach_sdk_mcp(self, send: Any) -> None:
+        """SDK mode: the ``{"type": "sdk"}`` MCP servers' messages travel through ``send``."""
+        mcp = getattr(self, "_mcp", None)
+        if mcp is not None:
+            mcp.set_sdk_transport(send)
+
     def mcp_tool(self, name: str) -> Any:
         """The connected MCP tool ``name`` (``mcp__server__tool``), or None."""
         mcp = getattr(self, "_mcp", None)

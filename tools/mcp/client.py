@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tools.mcp.config import McpServerConfig
+from tools.mcp.sdk_transport import SDK_ONLY, SdkMcpSend, sdk_client
 
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT_MS",
@@ -145,6 +146,7 @@ class McpConnection:
         self.prompts: tuple[Any, ...] = ()  # mcp_types.Prompt
         self.roots: tuple[Path, ...] = (project_dir,)
         self.elicit: ElicitFn | None = None
+        self.sdk_send: SdkMcpSend | None = None  # the SDK mode's route to a "type": "sdk" server
 
     @property
     def connected(self) -> bool:
@@ -258,6 +260,10 @@ class McpConnection:
 
     async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         config = self.config
+        if config.type == "sdk":
+            if self.sdk_send is None:
+                raise RuntimeError(SDK_ONLY)
+            return await stack.enter_async_context(sdk_client(config.name, self.sdk_send))
         if config.type == "sse":
             from mcp.client.sse import sse_client
 

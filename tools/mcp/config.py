@@ -12,7 +12,8 @@ merge), as in Claude Code:
 
 Above them all, **dynamic**: ``--mcp-config FILE|JSON`` (repeatable, Claude Code's
 ``{"mcpServers": {...}}`` shape), started without approval since the user named them on the
-command line; with ``--strict-mcp-config`` they are the only servers.
+command line; with ``--strict-mcp-config`` they are the only servers. Only there may a server be
+``{"type": "sdk", "name": ...}``: the Agent SDK's in-process server (``tools.mcp.sdk_transport``).
 
 Project servers are code a repository asks us to run. They start only when approved by a
 setting the repository cannot write itself: ``enableAllProjectMcpServers: true`` or the name in
@@ -65,7 +66,7 @@ class McpServerConfig:
     name: str
     scope: Scope
     source: str  # the file it came from, for messages
-    type: Literal["stdio", "http", "sse"] = "stdio"
+    type: Literal["stdio", "http", "sse", "sdk"] = "stdio"
     command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
@@ -151,9 +152,16 @@ def _parse_entry(
     if kind in ("ws", "sse-ide", "ws-ide"):
         warnings.append(f"{where}: transport {kind!r} is not supported; skipped")
         return None
-    if kind not in ("stdio", "http", "sse"):
+    if kind not in ("stdio", "http", "sse", "sdk"):
         warnings.append(f"{where}: unknown type {kind!r}; skipped")
         return None
+    if kind == "sdk":
+        # The Agent SDK's in-process server: its messages travel as ``mcp_message`` control
+        # requests (``tools.mcp.sdk_transport``), so only the SDK mode can reach it.
+        if scope != "dynamic":
+            warnings.append(f"{where}: an sdk server can only come from --mcp-config; skipped")
+            return None
+        return McpServerConfig(name=name, scope=scope, source=source, type="sdk")
     missing: list[str] = []
 
     def x(text: str) -> str:

@@ -35,6 +35,7 @@ from tools.mcp.config import (
     parse_cli_mcp_configs,
 )
 from tools.mcp.resources import resource_tools
+from tools.mcp.sdk_transport import SdkMcpSend
 from tools.mcp.results import max_output_tokens
 
 __all__ = [
@@ -172,14 +173,20 @@ class McpManager:
         warnings = list(self._early_warnings)
         for conn in self.connections.values():
             if not conn.connected:
+                log = f" (log: {conn.log_path})" if conn.config.type == "stdio" else ""
                 warnings.append(
-                    f"MCP server {conn.name} failed to start: {conn.error or 'unknown error'} "
-                    f"(log: {conn.log_path})"
+                    f"MCP server {conn.name} failed to start: {conn.error or 'unknown error'}{log}"
                 )
         self._tools = None
         tools = self.tools()
         self._early_warnings = []
         return warnings + self._tool_warnings(tools)
+
+    def set_sdk_transport(self, send: SdkMcpSend) -> None:
+        """The Agent SDK mode's route to its in-process (``"type": "sdk"``) servers."""
+        for conn in self.connections.values():
+            if conn.config.type == "sdk":
+                conn.sdk_send = send
 
     def set_roots(self, dirs: list[Path] | tuple[Path, ...]) -> None:
         """The working directories, answered to ``roots/list``."""
