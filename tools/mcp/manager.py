@@ -35,8 +35,8 @@ from tools.mcp.config import (
     parse_cli_mcp_configs,
 )
 from tools.mcp.resources import resource_tools
-from tools.mcp.sdk_transport import SdkMcpSend
 from tools.mcp.results import max_output_tokens
+from tools.mcp.sdk_transport import SdkMcpSend
 
 __all__ = [
     "McpManager",
