@@ -133,3 +133,29 @@ def test_an_sdk_server_in_a_project_file_is_skipped(harness: Harness) -> None:
     )
     assert "No MCP servers configured" in done.stdout
     assert "an sdk server can only come from --mcp-config; skipped" in done.stderr
+
+
+async def test_an_sdk_tool_call_asks_can_use_tool_first(harness: Harness) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use(ADD, {"a": 1, "b": 1}, id="t1")]),
+        Turn([tool_use(ADD, {"a": 4, "b": 4}, id="t2")], match=_has_result("t1", "2")),
+        Turn([text("done")], match=_has_result("t2", "no adding")),
+    )
+    server = harness.server(scenario)
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append((name, tool_input))
+        if tool_input["a"] == 1:
+            return sdk.PermissionResultAllow()
+        return sdk.PermissionResultDeny(message="no adding")
+
+    try:
+        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "add")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert asked == [(ADD, {"a": 1, "b": 1}), (ADD, {"a": 4, "b": 4})]
+    results = _results(got)
+    assert not results["t1"].is_error and results["t2"].is_error
