@@ -69,7 +69,7 @@ class SdkMode:
         if tool == "stdio":
             from agent_cli.frontends.sdk_permissions import StdioPermissionPrompt
 
-            session.set_permission_handler(StdioPermissionPrompt(self.channel))
+            session.set_permission_handler(StdioPermissionPrompt(self.channel, session, self.warn))
         elif tool is not None:
             from agent_cli.frontends.mcp_permissions import McpPermissionPrompt
 

@@ -5,12 +5,15 @@ the pipeline before (a deny never asks). The answer ``{"behavior": "allow", "upd
 allows the call; an ``updatedInput`` that differs from what was asked about replaces the input
 and is parsed and validated again by the pipeline. ``{"behavior": "deny", "message"}`` denies
 it with that message to the model. An error answer, a malformed one, or stdin closing denies
-(fails closed). ``updatedPermissions`` ("always allow") are not applied yet: the call is
-allowed once.
+(fails closed). An allow's ``updatedPermissions`` ("always allow": add a rule to the session
+or a settings file, set the mode, add a directory) are applied to the session before the call
+runs (``sdk_permission_updates``); the request's ``permission_suggestions`` are the engine's
+"don't ask again" rules, the ones the TUI offers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agent_cli.frontends.control import ControlChannel, ControlError
@@ -21,8 +24,15 @@ __all__ = ["StdioPermissionPrompt", "response_for"]
 class StdioPermissionPrompt:
     """The session's permission handler in SDK mode with ``--permission-prompt-tool stdio``."""
 
-    def __init__(self, channel: ControlChannel) -> None:
+    def __init__(
+        self,
+        channel: ControlChannel,
+        session: Any = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.channel = channel
+        self.session = session  # where updatedPermissions go (None: not applied)
+        self.warn = warn
 
     async def __call__(self, prompt: Any) -> Any:
         from tools.context import PermissionAnswer, PermissionResponse
@@ -51,7 +61,15 @@ class StdioPermissionPrompt:
             return PermissionResponse(
                 PermissionAnswer.DENY, feedback=f"Permission was not granted: {exc}"
             )
-        return response_for(answer, prompt, "The SDK")
+        response = response_for(answer, prompt, "The SDK")
+        updates = answer.get("updatedPermissions") if isinstance(answer, dict) else None
+        if response.allowed and updates is not None and self.session is not None:
+            from agent_cli.frontends.sdk_permission_updates import apply_updates
+
+            for note in apply_updates(self.session, updates):
+                if self.warn is not None:
+                    self.warn(note)
+        return response
 
 
 def response_for(answer: Any, prompt: Any, who: str) -> Any:

@@ -101,11 +101,16 @@ class SessionAdmin:
         new = make_rule(rule, behavior, source, self.cwd)
         if source is RuleSource.LOCAL:
             add_permission_rule(local_settings_path(self.cwd), behavior, str(new.value))
+        elif source in (RuleSource.PROJECT, RuleSource.USER):
+            add_permission_rule(self._settings_file(source), behavior, str(new.value))
         elif source is RuleSource.SESSION:
             if self.transcript is not None:
                 self.transcript.meta("session-rule", behavior=behavior, rule=str(new.value))
         else:
-            raise ValueError(f"rules can be added to localSettings or session, not {destination}")
+            raise ValueError(
+                "rules can be added to localSettings, projectSettings, userSettings or session, "
+                f"not {destination}"
+            )
         perms = self.ctx.permissions
         self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=(*perms.rules, new)))
 
@@ -127,6 +132,8 @@ class SessionAdmin:
             legacy = find_project_root(self.cwd) / ".nerve" / "settings.local.json"
             for path in (local_settings_path(self.cwd), legacy):
                 remove_permission_rule(path, behavior, rule)
+        elif source in (RuleSource.PROJECT.value, RuleSource.USER.value):
+            remove_permission_rule(self._settings_file(RuleSource(source)), behavior, rule)
         elif source != RuleSource.SESSION.value:
             raise ValueError(f"rules from {source} can only be removed by editing that file")
         elif self.transcript is not None:  # or a resume would bring the rule back
@@ -135,6 +142,20 @@ class SessionAdmin:
             )
         self.loop.ctx = replace(self.ctx, permissions=replace(perms, rules=keep))
         return True
+
+    def _settings_file(self, source: RuleSource) -> Path:
+        """Where rules of ``projectSettings`` / ``userSettings`` are written (Claude Code's
+        ``.claude/settings.json`` of the project, ``~/.claude/settings.json``)."""
+        from config import find_project_root
+        from config.paths import resolve_config_dirs
+
+        if source is RuleSource.PROJECT:
+            return find_project_root(self.cwd) / ".claude" / "settings.json"
+        environ = self.ctx.options.environ or os.environ
+        dirs = resolve_config_dirs(
+            home=None, policy_dir=None, claude_policy_dir=None, environ=environ
+        )
+        return dirs.claude_user / "settings.json"
 
     def tools(self) -> list[ToolView]:
         loaded = self.ctx.options.loaded_deferred

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests.agent_cli.e2e.conftest import NERVE, Harness, harness
 sdk = pytest.importorskip(
     "claude_agent_sdk", reason="claude-agent-sdk is not installed (the test extra brings it)"
 )
+PermissionRuleValue = sdk.types.PermissionRuleValue
 
 __all__ = ["harness"]
 
@@ -159,3 +161,160 @@ async def test_an_sdk_tool_call_asks_can_use_tool_first(harness: Harness) -> Non
     assert asked == [(ADD, {"a": 1, "b": 1}), (ADD, {"a": 4, "b": 4})]
     results = _results(got)
     assert not results["t1"].is_error and results["t2"].is_error
+
+
+def _rules(updates: list[Any]) -> list[tuple[str, str | None, str | None]]:
+    return [(r.tool_name, r.rule_content, u.destination) for u in updates for r in (u.rules or [])]
+
+
+async def test_always_allow_for_the_session_makes_the_next_identical_call_not_ask(
+    harness: Harness,
+) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use(ADD, {"a": 1, "b": 2}, id="t1")]),
+        Turn([tool_use(ADD, {"a": 1, "b": 2}, id="t2")], match=_has_result("t1", "3")),
+        Turn([text("done")], match=_has_result("t2", "3")),
+    )
+    server = harness.server(scenario)
+    suggested: list[Any] = []
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        suggested.append(context.suggestions)
+        # The usual SDK pattern: "always allow" is the suggestions, as they came.
+        return sdk.PermissionResultAllow(updated_permissions=context.suggestions)
+
+    try:
+        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "add twice")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert len(suggested) == 1  # the second call matched the session rule
+    assert _rules(suggested[0]) == [(ADD, None, "session")]
+    assert suggested[0][0].behavior == "allow" and suggested[0][0].type == "addRules"
+    assert not (harness.project / ".claude" / "settings.local.json").exists()
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
+
+
+async def test_always_allow_to_local_settings_saves_the_suggested_bash_rule(
+    harness: Harness,
+) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "python3 calc.py 6 7"}, id="b1")]),
+        Turn(
+            [tool_use("Bash", {"command": "python3 calc.py 6 8"}, id="b2")],
+            match=_has_result("b1", "42"),
+        ),
+        Turn([text("done")], match=_has_result("b2", "48")),
+    )
+    server = harness.server(scenario)
+    suggested: list[Any] = []
+    script = "import sys\nprint(int(sys.argv[1]) * int(sys.argv[2]))\n"
+    (harness.project / "calc.py").write_text(script)
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        suggested.append(context.suggestions)
+        saved = [replace(u, destination="localSettings") for u in context.suggestions]
+        return sdk.PermissionResultAllow(updated_permissions=saved)
+
+    try:
+        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "python")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert len(suggested) == 1
+    assert _rules(suggested[0]) == [("Bash", "python3 calc.py *", "session")]
+    local = json.loads((harness.project / ".claude" / "settings.local.json").read_text())
+    assert local["permissions"]["allow"] == ["Bash(python3 calc.py *)"]
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
+
+
+async def test_a_deny_rule_still_beats_an_allow_the_sdk_added(harness: Harness) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "touch a.txt"}, id="b1")]),
+        Turn(
+            [tool_use("Bash", {"command": "rm -rf junk"}, id="b2")],
+            match=Match(tool_result_for="b1"),
+        ),
+        Turn([text("done")], match=_has_result("b2", "Bash(rm *)")),
+    )
+    server = harness.server(scenario)
+    asked: list[str] = []
+    (harness.project / "junk").mkdir()
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool_input["command"])
+        every_bash = sdk.PermissionUpdate(
+            type="addRules",
+            rules=[PermissionRuleValue(tool_name="Bash")],
+            behavior="allow",
+            destination="session",
+        )
+        return sdk.PermissionResultAllow(updated_permissions=[every_bash])
+
+    opts = _options(harness, server, can_use_tool=can_use_tool, disallowed_tools=["Bash(rm *)"])
+    try:
+        got, _ = await _run(opts, "touch then rm")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert asked == ["touch a.txt"], _results(got)
+    assert (harness.project / "a.txt").exists() and (harness.project / "junk").is_dir()
+    assert _results(got)["b2"].is_error
+
+
+async def test_project_settings_and_set_mode_apply_and_a_bad_list_is_ignored_whole(
+    harness: Harness,
+) -> None:
+    target = harness.project / "notes.txt"
+    scenario = Scenario.of(
+        Turn([tool_use(ADD, {"a": 2, "b": 2}, id="t1")]),
+        Turn(
+            [tool_use("Write", {"file_path": str(target), "content": "hi"}, id="w1")],
+            match=_has_result("t1", "4"),
+        ),
+        Turn([tool_use(ADD, {"a": 3, "b": 3}, id="t2")], match=Match(tool_result_for="w1")),
+        Turn([tool_use(ADD, {"a": 4, "b": 4}, id="t3")], match=_has_result("t2", "6")),
+        Turn(
+            [tool_use("Write", {"file_path": str(target), "content": "bye"}, id="w2")],
+            match=_has_result("t3", "8"),
+        ),
+        Turn([text("done")], match=Match(tool_result_for="w2")),
+    )
+    server = harness.server(scenario)
+    asked: list[str] = []
+    stderr: list[str] = []
+    add_rule = sdk.PermissionUpdate(
+        type="addRules",
+        rules=[PermissionRuleValue(tool_name=ADD)],
+        behavior="allow",
+        destination="projectSettings",
+    )
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(name)
+        if len(asked) == 1:  # one bad update voids the list: nothing applied, allowed once
+            bad = replace(add_rule, destination="nowhere")
+            return sdk.PermissionResultAllow(updated_permissions=[add_rule, bad])
+        if name == ADD:
+            return sdk.PermissionResultAllow(updated_permissions=[add_rule])
+        edits = sdk.PermissionUpdate(type="setMode", mode="acceptEdits", destination="session")
+        return sdk.PermissionResultAllow(updated_permissions=[edits])
+
+    opts = _options(harness, server, can_use_tool=can_use_tool, stderr=stderr.append)
+    try:
+        got, _ = await _run(opts, "add, write, add, add, write")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    # t1 asked (its list was bad), w1 asked (set acceptEdits), t2 asked (saved the rule);
+    # t3 matched the rule and w2 the mode: neither asked.
+    assert asked == [ADD, "Write", ADD]
+    assert any("updatedPermissions ignored" in line and "nowhere" in line for line in stderr)
+    project = json.loads((harness.project / ".claude" / "settings.json").read_text())
+    assert project["permissions"]["allow"] == [ADD]
+    assert target.read_text() == "bye"
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
