@@ -318,3 +318,66 @@ async def test_project_settings_and_set_mode_apply_and_a_bad_list_is_ignored_who
     assert project["permissions"]["allow"] == [ADD]
     assert target.read_text() == "bye"
     assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
+
+
+async def test_user_settings_directories_and_removing_or_replacing_rules(
+    harness: Harness,
+) -> None:
+    extra = harness.root / "extra"
+    extra.mkdir()
+    (extra / "data.txt").write_text("outside the project\n")
+    user_file = harness.root / "home" / ".claude" / "settings.json"
+    scenario = Scenario.of(
+        Turn([tool_use(ADD, {"a": 1, "b": 1}, id="t1")]),
+        Turn(
+            [tool_use("Read", {"file_path": str(extra / "data.txt")}, id="r1")],
+            match=_has_result("t1", "2"),
+        ),
+        Turn([tool_use(ADD, {"a": 2, "b": 2}, id="t2")], match=_has_result("r1", "outside")),
+        Turn([tool_use("Bash", {"command": "touch z.txt"}, id="b1")], match=_has_result("t2", "4")),
+        Turn([tool_use(ADD, {"a": 3, "b": 3}, id="t3")], match=Match(tool_result_for="b1")),
+        Turn([tool_use("Bash", {"command": "touch y.txt"}, id="b2")], match=_has_result("t3", "6")),
+        Turn([text("done")], match=Match(tool_result_for="b2")),
+    )
+    server = harness.server(scenario)
+    asked: list[str] = []
+    saved_after_first: list[Any] = []
+
+    def update(kind: str, rule: str, destination: str, content: str | None = None) -> Any:
+        value = PermissionRuleValue(tool_name=rule, rule_content=content)
+        return sdk.PermissionUpdate(
+            type=kind, rules=[value], behavior="allow", destination=destination
+        )
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(name)
+        if len(asked) == 1:
+            dirs = sdk.PermissionUpdate(
+                type="addDirectories", directories=[str(extra)], destination="session"
+            )
+            return sdk.PermissionResultAllow(
+                updated_permissions=[update("addRules", ADD, "userSettings"), dirs]
+            )
+        if len(asked) == 2:
+            saved_after_first.append(json.loads(user_file.read_text()))
+            return sdk.PermissionResultAllow(
+                updated_permissions=[
+                    update("removeRules", ADD, "userSettings"),
+                    update("replaceRules", "Bash", "session", "touch *"),
+                ]
+            )
+        return sdk.PermissionResultAllow()
+
+    try:
+        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "go")
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    # r1 (an added directory) and t2 (a user rule) did not ask; t3 did (the rule was removed);
+    # b2 matched the replaced session rule.
+    assert asked == [ADD, "Bash", ADD]
+    assert saved_after_first == [{"permissions": {"allow": [ADD]}}]
+    assert json.loads(user_file.read_text())["permissions"]["allow"] == []
+    assert (harness.project / "y.txt").exists()
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
