@@ -65,11 +65,18 @@ def _options(harness: Harness, server: Any, **kw: Any) -> Any:
     )
 
 
-async def _run(options: Any, prompt: str) -> tuple[list[Any], dict[str, Any]]:
-    async with sdk.ClaudeSDKClient(options=options) as client:
-        await client.query(prompt)
-        got = [m async for m in client.receive_response()]
-        status = await client.get_mcp_status()
+async def _run(server: Any, options: Any, prompt: str) -> tuple[list[Any], dict[str, Any]]:
+    """One prompt through the SDK; the scripted server is stopped and checked (every step
+    consumed, none unexpected). Returns the messages and ``get_mcp_status()``."""
+    try:
+        async with sdk.ClaudeSDKClient(options=options) as client:
+            await client.query(prompt)
+            got = [m async for m in client.receive_response()]
+            status = await client.get_mcp_status()
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
     return got, dict(status)
 
 
@@ -93,12 +100,7 @@ async def test_an_allowed_sdk_tool_runs_in_process_and_a_raising_one_is_an_error
     )
     server = harness.server(scenario)
     opts = _options(harness, server, allowed_tools=[ADD, "mcp__calc__explode"])
-    try:
-        got, status = await _run(opts, "add 2 and 3")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, status = await _run(server, opts, "add 2 and 3")
     results = _results(got)
     assert not results["t1"].is_error and "5" in json.dumps(results["t1"].content)
     assert results["t2"].is_error and "boom: x" in json.dumps(results["t2"].content)
@@ -152,12 +154,7 @@ async def test_an_sdk_tool_call_asks_can_use_tool_first(harness: Harness) -> Non
             return sdk.PermissionResultAllow()
         return sdk.PermissionResultDeny(message="no adding")
 
-    try:
-        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "add")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, _options(harness, server, can_use_tool=can_use_tool), "add")
     assert asked == [(ADD, {"a": 1, "b": 1}), (ADD, {"a": 4, "b": 4})]
     results = _results(got)
     assert not results["t1"].is_error and results["t2"].is_error
@@ -183,12 +180,7 @@ async def test_always_allow_for_the_session_makes_the_next_identical_call_not_as
         # The usual SDK pattern: "always allow" is the suggestions, as they came.
         return sdk.PermissionResultAllow(updated_permissions=context.suggestions)
 
-    try:
-        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "add twice")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, _options(harness, server, can_use_tool=can_use_tool), "add twice")
     assert len(suggested) == 1  # the second call matched the session rule
     assert _rules(suggested[0]) == [(ADD, None, "session")]
     assert suggested[0][0].behavior == "allow" and suggested[0][0].type == "addRules"
@@ -217,12 +209,7 @@ async def test_always_allow_to_local_settings_saves_the_suggested_bash_rule(
         saved = [replace(u, destination="localSettings") for u in context.suggestions]
         return sdk.PermissionResultAllow(updated_permissions=saved)
 
-    try:
-        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "python")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, _options(harness, server, can_use_tool=can_use_tool), "python")
     assert len(suggested) == 1
     assert _rules(suggested[0]) == [("Bash", "python3 calc.py *", "session")]
     local = json.loads((harness.project / ".claude" / "settings.local.json").read_text())
@@ -254,12 +241,7 @@ async def test_a_deny_rule_still_beats_an_allow_the_sdk_added(harness: Harness) 
         return sdk.PermissionResultAllow(updated_permissions=[every_bash])
 
     opts = _options(harness, server, can_use_tool=can_use_tool, disallowed_tools=["Bash(rm *)"])
-    try:
-        got, _ = await _run(opts, "touch then rm")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, opts, "touch then rm")
     assert asked == ["touch a.txt"], _results(got)
     assert (harness.project / "a.txt").exists() and (harness.project / "junk").is_dir()
     assert _results(got)["b2"].is_error
@@ -304,12 +286,7 @@ async def test_project_settings_and_set_mode_apply_and_a_bad_list_is_ignored_who
         return sdk.PermissionResultAllow(updated_permissions=[edits])
 
     opts = _options(harness, server, can_use_tool=can_use_tool, stderr=stderr.append)
-    try:
-        got, _ = await _run(opts, "add, write, add, add, write")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, opts, "add, write, add, add, write")
     # t1 asked (its list was bad), w1 asked (set acceptEdits), t2 asked (saved the rule);
     # t3 matched the rule and w2 the mode: neither asked.
     assert asked == [ADD, "Write", ADD]
@@ -368,12 +345,7 @@ async def test_user_settings_directories_and_removing_or_replacing_rules(
             )
         return sdk.PermissionResultAllow()
 
-    try:
-        got, _ = await _run(_options(harness, server, can_use_tool=can_use_tool), "go")
-    finally:
-        server.stop()
-    assert server.failures == [], server.failures
-    server.assert_done()
+    got, _ = await _run(server, _options(harness, server, can_use_tool=can_use_tool), "go")
     # r1 (an added directory) and t2 (a user rule) did not ask; t3 did (the rule was removed);
     # b2 matched the replaced session rule.
     assert asked == [ADD, "Bash", ADD]
