@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_cli.frontends.control import ControlChannel, ControlError
 
-__all__ = ["attach_sdk_mcp", "sdk_mcp_sender"]
+__all__ = ["attach_sdk_mcp", "mcp_status", "sdk_mcp_sender"]
 
 
 def sdk_mcp_sender(channel: ControlChannel) -> Any:
@@ -35,3 +35,23 @@ def attach_sdk_mcp(session: Any, channel: ControlChannel) -> None:
     attach = getattr(session, "attach_sdk_mcp", None)
     if attach is not None:
         attach(sdk_mcp_sender(channel))
+
+
+async def mcp_status(session: Any) -> dict[str, Any]:
+    """The ``mcp_status`` answer. The servers are connected first if no turn has yet (the SDK
+    may ask before its first prompt), so it shows how they ended up, not "pending"."""
+    connect = getattr(session, "connect_mcp", None)
+    if connect is not None:
+        await connect()
+    servers = []
+    for view in session.mcp_servers():
+        entry: dict[str, Any] = {
+            "name": view.name,
+            "status": view.status,
+            "scope": view.scope,
+            "config": {"type": view.transport},
+        }
+        if view.error:
+            entry["error"] = view.error
+        servers.append(entry)
+    return {"mcpServers": servers}

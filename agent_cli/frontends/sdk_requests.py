@@ -42,8 +42,9 @@ class SdkRequests:
             self.session.set_model(str(model) if model else self.initial_model)
             return {}
         if subtype == "mcp_status":
-            servers = [{"name": v.name, "status": v.status} for v in self.session.mcp_servers()]
-            return {"mcpServers": servers}
+            from agent_cli.frontends.sdk_mcp import mcp_status
+
+            return await mcp_status(self.session)
         raise ControlError(f"unsupported control request subtype: {subtype!r}")
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -70,6 +70,13 @@ class SessionAdmin:
         if mcp is not None:
             mcp.set_sdk_transport(send)
 
+    async def connect_mcp(self) -> None:
+        """Connect the MCP servers now if no turn has yet (the SDK's ``mcp_status``); their
+        start-up warnings wait for the next turn."""
+        connect = getattr(self, "_connect_mcp", None)
+        if getattr(self, "_mcp_pending", False) and connect is not None:
+            self.warnings += await connect()
+
     def mcp_tool(self, name: str) -> Any:
         """The connected MCP tool ``name`` (``mcp__server__tool``), or None."""
         mcp = getattr(self, "_mcp", None)

@@ -23,6 +23,7 @@ PermissionRuleValue = sdk.types.PermissionRuleValue
 __all__ = ["harness"]
 
 ADD = "mcp__calc__add"
+LOCAL = "http://127.0.0.1:9"
 
 
 def _result_of(tool_use_id: str, body: Any) -> str:
@@ -353,3 +354,26 @@ async def test_user_settings_directories_and_removing_or_replacing_rules(
     assert json.loads(user_file.read_text())["permissions"]["allow"] == []
     assert (harness.project / "y.txt").exists()
     assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
+
+
+async def test_mcp_status_before_the_first_prompt_connects_the_sdk_server(
+    harness: Harness,
+) -> None:
+    opts = sdk.ClaudeAgentOptions(
+        cli_path=NERVE,
+        cwd=str(harness.project),
+        # No model call is made: a key and a closed local port are enough.
+        env={**harness.env_for(None), "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": LOCAL},
+        mcp_servers={
+            "calc": calc_server(),
+            "ghost": {"type": "sdk", "name": "ghost", "instance": None},
+        },
+    )
+    async with sdk.ClaudeSDKClient(options=opts) as client:
+        status = await client.get_mcp_status()
+    servers = {s["name"]: s for s in status["mcpServers"]}
+    assert servers["calc"]["status"] == "connected", servers
+    assert servers["calc"]["scope"] == "dynamic" and servers["calc"]["config"] == {"type": "sdk"}
+    # The SDK knows no instance for "ghost": it answers every message with an error.
+    assert servers["ghost"]["status"] == "failed", servers
+    assert "ghost" in servers["ghost"]["error"], servers["ghost"]["error"]
