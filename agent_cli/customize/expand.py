@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.customize.commands import PromptCommand
+from agent_cli.customize.mention_refs import find_mentions, resolve_ref
 from permissions.types import Decision
 from tools.execution.pipeline_types import CallOutcome
 
@@ -46,8 +47,6 @@ _BANG = re.compile(r"!`([^`\n]+)`")
 _VARIABLE = re.compile(r"\$\{(CLAUDE_SKILL_DIR|CLAUDE_PROJECT_DIR|CLAUDE_SESSION_ID)\}")
 _ARGS = re.compile(r"\$ARGUMENTS(?:\[(\d+)\])?|\$(\d)(?!\d)")
 _ZERO_BASED = re.compile(r"\$0(?!\d)|\$ARGUMENTS\[\d+\]")
-_INCLUDE = re.compile(r"(?<![\w@`/\\$])@((?:~/|/|\./|\.\./)?[\w.\-/]*[\w/])")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _NO_OUTPUT = re.compile(r"^\(\w+ completed with no output\)$")
 
 
@@ -114,43 +113,19 @@ def _denied(outcome: CallOutcome) -> str | None:
     return None
 
 
-def _includes(text: str) -> list[str]:
-    """``@path`` references outside fenced blocks and inline code, in order, each once."""
-    found: list[str] = []
-    in_fence = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        for m in _INCLUDE.finditer(re.sub(r"`[^`]*`", "", line)):
-            ref = m.group(1).rstrip(".")
-            if ref and ref not in found:
-                found.append(ref)
-    return found
-
-
-def _include_path(ref: str, cwd: Path, home: Path, project_dir: Path) -> Path | None:
-    if ref.startswith("~/"):
-        candidates = [home / ref[2:]]
-    elif Path(ref).is_absolute():
-        candidates = [Path(ref)]
-    else:  # relative to the cwd, else to the project root (where command authors stand)
-        candidates = [cwd / ref, project_dir / ref]
-    # Not a file (an npm scope, a decorator, an e-mail): left as written.
-    return next((p for p in candidates if p.is_file()), None)
-
-
 async def _include_files(
     text: str, dirs: tuple[Path, Path, Path], run_tool: ToolRunner, result: Expansion
 ) -> list[str]:
     parts: list[str] = []
-    for ref in _includes(text):
-        path = _include_path(ref, *dirs)
-        if path is None:
+    cwd, home, project_dir = dirs
+    for mention in find_mentions(text):
+        ref = mention.label[1:]
+        # Relative to the cwd, else to the project root (where command authors stand). Not a
+        # file (an npm scope, a decorator, an e-mail): left as written.
+        path = resolve_ref(mention.ref, (cwd, project_dir), home)
+        if path is None or not path.is_file():
             continue
-        outcome = await run_tool("Read", {"file_path": str(path)})
+        outcome = await run_tool("Read", mention.read_input(path))
         result.outcomes.append(outcome)
         reason = _denied(outcome)
         if reason is not None:

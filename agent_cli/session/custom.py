@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.customize.catalog import CommandCatalog, listing_for_prompt
 from agent_cli.customize.commands import CommandSet, PromptCommand, load_prompt_commands
+from agent_cli.customize.expand import ToolRunner
 from agent_cli.customize.rules import PathRules, load_rules
 from agent_cli.loop.events import AgentEvent, ErrorEvent, Notice, TurnFinished
 from permissions.types import PermissionRule, RuleBehavior, RuleSource
@@ -170,13 +171,60 @@ def _failed(message: str, stop_reason: str = "blocked") -> list[AgentEvent]:
     return [ErrorEvent(message), finished]
 
 
+def _tool_runner(session: AgentSession, events: list[Any]) -> tuple[AbortSignal, ToolRunner]:
+    """Tool calls made before the turn (a command's lines and includes, a prompt's mentions):
+    the whole pipeline, with a fresh signal (the last turn's may be aborted; Esc stops them)."""
+    from agent_cli.customize.expand import new_call_id
+    from agent_cli.loop.turn_context import context_for_turn
+    from tools.execution.pipeline import run_tool_call
+
+    signal = AbortSignal()
+    session.loop.ctx.state.abort = signal
+    session.expansion_abort = signal
+
+    async def run_tool(tool: str, tool_input: dict[str, Any]) -> CallOutcome:
+        ctx = context_for_turn(session.loop, events.append)
+        return await run_tool_call(ToolCall(new_call_id(), tool, tool_input), ctx)
+
+    return signal, run_tool
+
+
+async def _plain_turn(session: AgentSession, prompt: str) -> AsyncIterator[AgentEvent]:
+    """The prompt as typed, with what its ``@path`` mentions attach (``session.mentions``)."""
+    from agent_cli.session.mentions import attach_mentions
+
+    events: list[Any] = []
+    signal, run_tool = _tool_runner(session, events)
+    try:
+        attached = await attach_mentions(
+            prompt,
+            run_tool=run_tool,
+            dirs=session.ctx.permissions.working_dirs,
+            home=Path.home(),
+        )
+    finally:
+        session.expansion_abort = None
+    for event in events:
+        yield event
+    for note in _keep_approvals(session, attached.outcomes):
+        yield Notice(note, "warning")
+    for line in attached.shown:
+        yield Notice(line)
+    for note in attached.notes:
+        yield Notice(note, "warning")
+    if signal.aborted:
+        for event in _failed("interrupted before the prompt was sent", "aborted"):
+            yield event
+        return
+    async for event in session.loop.run_turn(prompt, content=attached.content):
+        yield event
+
+
 async def _command_turn(
     session: AgentSession, command: PromptCommand, args: str, prompt: str
 ) -> AsyncIterator[AgentEvent]:
-    from agent_cli.customize.expand import command_header, expand_command, new_call_id
-    from agent_cli.loop.turn_context import context_for_turn
+    from agent_cli.customize.expand import command_header, expand_command
     from config import find_project_root
-    from tools.execution.pipeline import run_tool_call
 
     if command.allowed_tools and not command.trusted:
         yield Notice(
@@ -186,16 +234,8 @@ async def _command_turn(
         )
     _add_rules(session, _turn_rules(session, command))
     model = _turn_model(session, command)
-    # A fresh signal: the last turn's may be aborted, and Esc must stop a running command line.
-    signal = AbortSignal()
-    session.loop.ctx.state.abort = signal
-    session.expansion_abort = signal
     events: list[Any] = []
-
-    async def run_tool(tool: str, tool_input: dict[str, Any]) -> CallOutcome:
-        ctx = context_for_turn(session.loop, events.append)
-        return await run_tool_call(ToolCall(new_call_id(), tool, tool_input), ctx)
-
+    signal, run_tool = _tool_runner(session, events)
     try:
         expansion = await expand_command(
             command,
@@ -255,7 +295,7 @@ async def run_prompt(session: AgentSession, prompt: str) -> AsyncIterator[AgentE
                     yield event
                 return
         if found is None:
-            async for event in session.loop.run_turn(prompt):
+            async for event in _plain_turn(session, prompt):
                 yield event
         else:
             async for event in _command_turn(session, found[0], found[1], prompt):
