@@ -66,7 +66,7 @@ def _summary(outcome: CallOutcome, name: str) -> str:
     kind = getattr(data, "kind", "")
     if kind == "text":
         lines = f"{data.num_lines} line" + ("" if data.num_lines == 1 else "s")
-        if data.start_line and data.start_line > 1 or data.partial:
+        if (data.start_line or 1) > 1 or data.partial:
             lines = f"lines {data.start_line}-{data.start_line + data.num_lines - 1}"
             lines += f" of {data.total_lines}" if data.total_lines else ""
         return f"Read {name} ({lines})"

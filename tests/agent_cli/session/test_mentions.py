@@ -82,7 +82,9 @@ async def test_a_mentioned_file_is_sent_as_a_read_result(env: Path) -> None:  # 
     blocks, notices = await _turn(env, "explain @a.py")
     assert blocks[0] == {"type": "text", "text": "explain @a.py"}
     sent = _texts(blocks)
-    assert f'Called the Read tool with the following input: {{"file_path": "{env / "a.py"}"}}' in sent
+    assert (
+        f'Called the Read tool with the following input: {{"file_path": "{env / "a.py"}"}}' in sent
+    )
     assert "     1\tline 1\n" in sent and "    30\tline 30" in sent
     assert "Read a.py (30 lines)" in notices
 
