@@ -36,6 +36,7 @@ __all__ = [
     "Expansion",
     "ToolRunner",
     "command_header",
+    "content_text",
     "expand_command",
     "new_call_id",
     "substitute",
@@ -98,7 +99,8 @@ def substitute(
     return _ARGS.sub(arg, text), used
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """The text of a tool result's content (a string, or the text of its blocks)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -132,7 +134,7 @@ async def _include_files(
             result.notes.append(f"@{ref} was not included: {reason}")
             parts.append(f"(@{ref} was not included: permission denied)")
             continue
-        body = _content_text(outcome.tool_result.get("content"))
+        body = content_text(outcome.tool_result.get("content"))
         parts.append(f"Contents of {path} (@{ref}):\n{body}")
     return parts
 
@@ -180,7 +182,7 @@ async def expand_command(
                 f"/{command.name} was not run: its command `{shell}` was denied ({reason})"
             )
             return result
-        output = _content_text(outcome.tool_result.get("content")).rstrip("\n")
+        output = content_text(outcome.tool_result.get("content")).rstrip("\n")
         pieces.append("" if _NO_OUTPUT.match(output) else output)
         pos = m.end()
     text = "".join(pieces).strip()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_cli.customize.expand import ToolRunner
+from agent_cli.customize.expand import ToolRunner, content_text
 from agent_cli.customize.mention_refs import (
     Mention,
     find_mentions,
@@ -42,14 +42,6 @@ class Attachments:
     shown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     outcomes: list[CallOutcome] = field(default_factory=list)
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""
 
 
 def _display(path: Path, dirs: Sequence[Path]) -> str:
@@ -110,7 +102,7 @@ async def attach_mentions(
         result.outcomes.append(outcome)
         content = outcome.tool_result.get("content")
         if outcome.is_error:
-            reason = _ERROR_TAGS.sub("", _text(content)).strip() or "it could not be read"
+            reason = _ERROR_TAGS.sub("", content_text(content)).strip() or "it could not be read"
             result.notes.append(f"{label} was not attached: {reason}")
             blocks.append({"type": "text", "text": f"({label} was not attached: {reason})"})
             continue
