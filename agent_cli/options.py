@@ -78,6 +78,7 @@ class RunOptions:
     input_format: str = "text"  # "stream-json": the SDK's headless mode (no -p, never the TUI)
     permission_prompt_tool: str | None = None  # "stdio": an ask becomes a can_use_tool request
     include_partial_messages: bool = False
+    replay_user_messages: bool = False  # each prompt echoed as a user frame with its uuid
     # issue 17 flags (helper "flags"): MCP config, tool set, setting sources, schema, fallback
     mcp_configs: list[str] = field(default_factory=list)  # each a file path or inline JSON
     strict_mcp_config: bool = False  # only the --mcp-config servers
@@ -116,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="text")
     p.add_argument("--permission-prompt-tool")
     p.add_argument("--include-partial-messages", action="store_true")
+    p.add_argument("--replay-user-messages", action="store_true")
     p.add_argument("--mcp-config", dest="mcp_configs", action="append", default=[])
     p.add_argument("--strict-mcp-config", action="store_true")
     p.add_argument("--tools")
@@ -175,6 +177,7 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         input_format=ns.input_format,
         permission_prompt_tool=ns.permission_prompt_tool,
         include_partial_messages=ns.include_partial_messages,
+        replay_user_messages=ns.replay_user_messages,
         mcp_configs=list(ns.mcp_configs),
         strict_mcp_config=ns.strict_mcp_config,
         tools=tools,

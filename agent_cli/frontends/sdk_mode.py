@@ -27,6 +27,7 @@ from agent_cli.frontends.control import (
     parse_line,
     success_response,
 )
+from agent_cli.frontends.sdk_context import replay_prompts
 from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
@@ -65,6 +66,8 @@ class SdkMode:
         self.channel = ControlChannel(self.writer.write)
         self.requests = SdkRequests(session)
         attach_sdk_mcp(session, self.channel)
+        if options.replay_user_messages:
+            replay_prompts(session, self.writer.write)
         tool = options.permission_prompt_tool
         if tool == "stdio":
             from agent_cli.frontends.sdk_permissions import StdioPermissionPrompt

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_cli import __version__
 from agent_cli.frontends.control import ControlError
+from agent_cli.frontends.sdk_context import context_usage_response, rewind_files_response
 
 __all__ = ["SdkRequests"]
 
@@ -45,6 +46,10 @@ class SdkRequests:
             from agent_cli.frontends.sdk_mcp import mcp_status
 
             return await mcp_status(self.session)
+        if subtype == "get_context_usage":
+            return context_usage_response(self.session)
+        if subtype == "rewind_files":
+            return rewind_files_response(self.session, request)
         raise ControlError(f"unsupported control request subtype: {subtype!r}")
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
