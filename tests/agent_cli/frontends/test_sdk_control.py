@@ -197,3 +197,33 @@ def test_context_requests_with_bad_input_answer_errors_and_the_session_goes_on(
     replay = [f for f in frames if f["type"] == "user"]
     assert [f["message"]["content"] for f in replay] == ["still there?"] and replay[0]["uuid"]
     assert frames[-1]["result"] == "still fine" and rc == 0 and "Traceback" not in err, err
+
+
+async def test_rewind_files_works_in_a_resumed_session(harness: Harness) -> None:
+    target = harness.project / "notes.txt"
+    target.write_text("original line\n")
+    edit = {"file_path": str(target), "old_string": "original", "new_string": "edited"}
+    scenario = Scenario.of(
+        Turn([tool_use("Read", {"file_path": str(target)}, id="r")]),
+        Turn([tool_use("Edit", edit, id="e")], match=Match(tool_result_for="r")),
+        Turn([text("Edited.")], match=Match(tool_result_for="e")),
+    )
+    server = harness.server(scenario)
+    replay = {"replay-user-messages": None}
+    try:
+        first = await collect(
+            "edit it",
+            options(harness, server, permission_mode="acceptEdits", extra_args=replay),
+        )
+        (prompt,) = [
+            m for m in first if isinstance(m, sdk.UserMessage) and isinstance(m.content, str)
+        ]
+        assert target.read_text() == "edited line\n"
+        opts = options(harness, server, resume=first[-1].session_id, extra_args=replay)
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.rewind_files(prompt.uuid)
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert target.read_text() == "original line\n"
