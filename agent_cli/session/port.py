@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.loop.events import AgentEvent
+if TYPE_CHECKING:  # the event classes cost ~10 ms the TUI's first frame does not need
+    from agent_cli.loop.events import AgentEvent
 
 __all__ = [
     "BackgroundTaskView",
