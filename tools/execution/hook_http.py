@@ -18,8 +18,6 @@ import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-import httpx
-
 from tools.execution.hook_matcher import HookHandler
 from tools.execution.hook_output import HandlerEffect, interpret_result
 from tools.execution.hook_process import ProcessResult
@@ -52,6 +50,8 @@ def _loopback(url: str) -> bool:
 
 
 async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> tuple[int, str]:
+    import httpx  # on first use: building a session (and its hooks) must not pay for it
+
     # A proxy from the environment is for the world outside: never for a loopback hook server.
     async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url)) as client:
         async with client.stream("POST", url, content=body, headers=headers) as resp:
@@ -69,6 +69,8 @@ async def run_http_hook(
     """POST ``body`` (the event JSON) to the hook's url and read the reply as its output."""
     headers = {k: expand_header(v, h.allowed_env_vars, env) for k, v in h.headers}
     headers["Content-Type"] = "application/json"
+    import httpx
+
     try:
         status, text = await _post(h.command, body, headers, timeout_s)
     except httpx.TimeoutException:

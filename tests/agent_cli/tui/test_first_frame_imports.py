@@ -16,6 +16,7 @@ LATER = (
     "agent_cli.session.build",
     "agent_cli.tui.markdown",
     "anthropic",
+    "httpx",
     "yaml",
     "pydantic",
     "markdown_it",
