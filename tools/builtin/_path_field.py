@@ -16,7 +16,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from tools.base import default_to_content
+from permissions.types import ToolKind
+from tools.base import ProgressFn, Tool, build_tool, default_to_content
 from tools.builtin._fs import is_absolute_input, record_whole_file, resolve_path
 from tools.context import ToolUseContext
 from tools.result import ContentBlock, ToolResult, ValidationError
@@ -28,6 +29,7 @@ __all__ = [
     "apply_change",
     "change_content",
     "change_summary",
+    "change_tool",
     "preview_change",
 ]
 
@@ -133,3 +135,52 @@ async def preview_change(
     if isinstance(planned, str):
         return None, None
     return render(planned), None
+
+
+def change_tool(
+    *,
+    name: str,
+    input_model: type[M],
+    field: PathField,
+    plan: Callable[[Any, ToolUseContext], Any],
+    apply: Callable[[Any, ToolUseContext], tuple[ToolResult, Written | None]],
+    render_plan: Callable[[Any, Any], str],
+    verb: str,
+    description: str,
+    search_hint: str,
+    check: Callable[[Any], ValidationError | None] | None = None,
+) -> Tool[M]:
+    """Edit, Write and NotebookEdit: one shape of tool around a ``plan`` and its ``apply``.
+
+    The path ``field`` is validated (then ``check`` runs), backfilled and judged as an edit;
+    the permission prompt previews ``render_plan(plan, inp)``; the call writes through
+    ``apply_change``; the model gets the change's message and the UI its diff.
+    """
+
+    async def call(inp: M, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
+        path = resolve_path(getattr(inp, field.name), ctx.cwd)
+        return await apply_change(apply, inp, ctx, path=path, verb=verb)
+
+    async def prepare_prompt(inp: M, ctx: ToolUseContext) -> tuple[str | None, None]:
+        return await preview_change(plan, inp, ctx, lambda planned: render_plan(planned, inp))
+
+    def validate(inp: M, _ctx: ToolUseContext) -> ValidationError | None:
+        if (error := field.check(inp)) is not None:
+            return error
+        return check(inp) if check is not None else None
+
+    return build_tool(
+        name=name,
+        input_model=input_model,
+        call=call,
+        description=description,
+        search_hint=search_hint,
+        validate_input=validate,
+        permission_kind=ToolKind.EDIT,
+        permission_paths=field.paths,
+        backfill_input=field.backfill,
+        to_content=change_content,
+        render_call=lambda inp: str(getattr(inp, field.name)),
+        render_result=change_summary,
+        prepare_prompt=prepare_prompt,
+    )

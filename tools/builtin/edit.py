@@ -18,8 +18,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool
 from tools.builtin._edit_match import apply_curly_quotes, find_matches
 from tools.builtin._fs import (
     atomic_write,
@@ -33,10 +31,7 @@ from tools.builtin._fs import (
 from tools.builtin._path_field import (
     PathField,
     Written,
-    apply_change,
-    change_content,
-    change_summary,
-    preview_change,
+    change_tool,
 )
 from tools.builtin._text import decode_bytes, encode_text, format_line, unified_diff
 from tools.context import ToolUseContext
@@ -208,23 +203,7 @@ def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | N
     return ToolResult(data=out), (plan.path, plan.data, mtime)
 
 
-async def _call(inp: EditInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    path = resolve_path(inp.file_path, ctx.cwd)
-    return await apply_change(_apply, inp, ctx, path=path, verb="edit")
-
-
-async def _prepare_prompt(inp: EditInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    return await preview_change(
-        _plan, inp, ctx, lambda plan: unified_diff(str(plan.path), plan.before, plan.after)
-    )
-
-
-_FILE = PathField("file_path")
-
-
-def _validate(inp: EditInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if (error := _FILE.check(inp)) is not None:
-        return error
+def _check(inp: EditInput) -> ValidationError | None:
     if inp.old_string == inp.new_string:
         return ValidationError(
             "No changes to make: old_string and new_string are exactly the same."
@@ -232,22 +211,17 @@ def _validate(inp: EditInput, _ctx: ToolUseContext) -> ValidationError | None:
     return None
 
 
-edit_tool = build_tool(
+edit_tool = change_tool(
     name="Edit",
     input_model=EditInput,
-    call=_call,
+    field=PathField("file_path"),
+    plan=_plan,
+    apply=_apply,
+    render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
+    verb="edit",
     description=DESCRIPTION,
     search_hint="modify file replace string",
-    is_read_only=False,
-    is_concurrency_safe=False,
-    validate_input=_validate,
-    permission_kind=ToolKind.EDIT,
-    permission_paths=_FILE.paths,
-    backfill_input=_FILE.backfill,
-    to_content=change_content,
-    render_call=lambda inp: inp.file_path,
-    render_result=change_summary,
-    prepare_prompt=_prepare_prompt,
+    check=_check,
 )
 
 TOOLS = (edit_tool,)

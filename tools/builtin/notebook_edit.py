@@ -14,8 +14,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
@@ -27,10 +25,7 @@ from tools.builtin._fs import (
 from tools.builtin._path_field import (
     PathField,
     Written,
-    apply_change,
-    change_content,
-    change_summary,
-    preview_change,
+    change_tool,
 )
 from tools.builtin._text import unified_diff
 from tools.context import ToolUseContext
@@ -195,42 +190,23 @@ def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, Wri
     return ToolResult(data=out), (plan.path, data, mtime)
 
 
-async def _call(inp: NotebookEditInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    path = resolve_path(inp.notebook_path, ctx.cwd)
-    return await apply_change(_apply, inp, ctx, path=path, verb="edit")
-
-
-async def _prepare_prompt(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    return await preview_change(
-        _plan, inp, ctx, lambda plan: unified_diff(str(plan.path), plan.before, plan.after)
-    )
-
-
-_NOTEBOOK = PathField("notebook_path")
-
-
-def _validate(inp: NotebookEditInput, _ctx: ToolUseContext) -> ValidationError | None:
-    if (error := _NOTEBOOK.check(inp)) is not None:
-        return error
+def _check(inp: NotebookEditInput) -> ValidationError | None:
     if inp.edit_mode == "insert" and inp.cell_type is None:
         return ValidationError("cell_type is required when using edit_mode=insert.")
     return None
 
 
-notebook_edit_tool = build_tool(
+notebook_edit_tool = change_tool(
     name="NotebookEdit",
     input_model=NotebookEditInput,
-    call=_call,
+    field=PathField("notebook_path"),
+    plan=_plan,
+    apply=_apply,
+    render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
+    verb="edit",
     description=DESCRIPTION,
     search_hint="edit jupyter notebook cell",
-    validate_input=_validate,
-    permission_kind=ToolKind.EDIT,
-    permission_paths=_NOTEBOOK.paths,
-    backfill_input=_NOTEBOOK.backfill,
-    to_content=change_content,
-    render_call=lambda inp: inp.notebook_path,
-    render_result=change_summary,
-    prepare_prompt=_prepare_prompt,
+    check=_check,
 )
 
 TOOLS = (notebook_edit_tool,)

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from permissions.types import ToolKind
-from tools.base import ProgressFn, build_tool
 from tools.builtin._fs import (
     atomic_write,
     check_writable_state,
@@ -25,14 +23,11 @@ from tools.builtin._fs import (
 from tools.builtin._path_field import (
     PathField,
     Written,
-    apply_change,
-    change_content,
-    change_summary,
-    preview_change,
+    change_tool,
 )
 from tools.builtin._text import decode_bytes, encode_text, unified_diff
 from tools.context import ToolUseContext
-from tools.result import ToolResult, ValidationError
+from tools.result import ToolResult
 
 __all__ = ["TOOLS", "WriteInput", "WriteOutput", "write_tool"]
 
@@ -111,46 +106,25 @@ def _apply(inp: WriteInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | 
     return ToolResult(data=out), (plan.path, plan.data, mtime)
 
 
-async def _call(inp: WriteInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
-    path = resolve_path(inp.file_path, ctx.cwd)
-    return await apply_change(_apply, inp, ctx, path=path, verb="write")
+def _render_plan(plan: _Plan, inp: WriteInput) -> str:
+    if plan.before is not None:
+        return unified_diff(str(plan.path), plan.before, inp.content)
+    lines = inp.content.splitlines()
+    head = "\n".join(lines[:PREVIEW_LINES])
+    more = f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
+    return f"New file {plan.path}:\n{head}{more}"
 
 
-async def _prepare_prompt(inp: WriteInput, ctx: ToolUseContext) -> tuple[str | None, None]:
-    def render(plan: _Plan) -> str:
-        if plan.before is not None:
-            return unified_diff(str(plan.path), plan.before, inp.content)
-        lines = inp.content.splitlines()
-        head = "\n".join(lines[:PREVIEW_LINES])
-        more = (
-            f"\n… ({len(lines) - PREVIEW_LINES} more lines)" if len(lines) > PREVIEW_LINES else ""
-        )
-        return f"New file {plan.path}:\n{head}{more}"
-
-    return await preview_change(_plan, inp, ctx, render)
-
-
-_FILE = PathField("file_path")
-
-
-def _validate(inp: WriteInput, _ctx: ToolUseContext) -> ValidationError | None:
-    return _FILE.check(inp)
-
-
-write_tool = build_tool(
+write_tool = change_tool(
     name="Write",
     input_model=WriteInput,
-    call=_call,
+    field=PathField("file_path"),
+    plan=_plan,
+    apply=_apply,
+    render_plan=_render_plan,
+    verb="write",
     description=DESCRIPTION,
     search_hint="create or overwrite a file",
-    validate_input=_validate,
-    permission_kind=ToolKind.EDIT,
-    permission_paths=_FILE.paths,
-    backfill_input=_FILE.backfill,
-    to_content=change_content,
-    render_call=lambda inp: inp.file_path,
-    render_result=change_summary,
-    prepare_prompt=_prepare_prompt,
 )
 
 TOOLS = (write_tool,)
