@@ -71,11 +71,12 @@ class SessionAdmin:
             mcp.set_sdk_transport(send)
 
     async def connect_mcp(self) -> None:
-        """Connect the MCP servers now if no turn has yet (the SDK's ``mcp_status``); their
-        start-up warnings wait for the next turn."""
-        connect = getattr(self, "_connect_mcp", None)
-        if getattr(self, "_mcp_pending", False) and connect is not None:
-            self.warnings += await connect()
+        """Connect the MCP servers now if no turn has yet (the SDK's ``mcp_status``). The turn
+        still awaits the same start, then adds the tools and shows the warnings."""
+        mcp = getattr(self, "_mcp", None)
+        if getattr(self, "_mcp_pending", False) and mcp is not None:
+            mcp.set_roots(self.ctx.permissions.working_dirs)
+            await mcp.start()
 
     def mcp_tool(self, name: str) -> Any:
         """The connected MCP tool ``name`` (``mcp__server__tool``), or None."""

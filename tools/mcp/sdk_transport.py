@@ -84,4 +84,4 @@ async def sdk_client(server: str, send: SdkMcpSend) -> AsyncIterator[tuple[Any, 
         finally:
             tg.cancel_scope.cancel()
             for stream in (to_session, read_stream, write_stream, from_session):
-                await stream.aclose()
+                stream.close()

@@ -23,7 +23,6 @@ PermissionRuleValue = sdk.types.PermissionRuleValue
 __all__ = ["harness"]
 
 ADD = "mcp__calc__add"
-LOCAL = "http://127.0.0.1:9"
 
 
 def _result_of(tool_use_id: str, body: Any) -> str:
@@ -356,24 +355,35 @@ async def test_user_settings_directories_and_removing_or_replacing_rules(
     assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "done"
 
 
-async def test_mcp_status_before_the_first_prompt_connects_the_sdk_server(
+async def test_mcp_status_before_the_first_prompt_connects_the_sdk_servers(
     harness: Harness,
 ) -> None:
-    opts = sdk.ClaudeAgentOptions(
-        cli_path=NERVE,
-        cwd=str(harness.project),
-        # No model call is made: a key and a closed local port are enough.
-        env={**harness.env_for(None), "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": LOCAL},
-        mcp_servers={
-            "calc": calc_server(),
-            "ghost": {"type": "sdk", "name": "ghost", "instance": None},
-        },
+    scenario = Scenario.of(
+        Turn([tool_use(ADD, {"a": 5, "b": 5}, id="t1")]),
+        Turn([text("ten")], match=_has_result("t1", "10")),
     )
-    async with sdk.ClaudeSDKClient(options=opts) as client:
-        status = await client.get_mcp_status()
+    server = harness.server(scenario)
+    stderr: list[str] = []
+    opts = _options(harness, server, allowed_tools=[ADD], stderr=stderr.append)
+    # The SDK knows no instance for "ghost": it answers every message with an error.
+    opts.mcp_servers = {
+        **opts.mcp_servers,
+        "ghost": {"type": "sdk", "name": "ghost", "instance": None},
+    }
+    try:
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            status = await client.get_mcp_status()
+            await client.query("add 5 and 5")
+            got = [m async for m in client.receive_response()]
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
     servers = {s["name"]: s for s in status["mcpServers"]}
     assert servers["calc"]["status"] == "connected", servers
     assert servers["calc"]["scope"] == "dynamic" and servers["calc"]["config"] == {"type": "sdk"}
-    # The SDK knows no instance for "ghost": it answers every message with an error.
     assert servers["ghost"]["status"] == "failed", servers
     assert "ghost" in servers["ghost"]["error"], servers["ghost"]["error"]
+    # The turn after it has the tools, and says once on stderr why ghost is missing.
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "ten"
+    assert sum("MCP server ghost failed to start" in line for line in stderr) == 1, stderr
