@@ -36,16 +36,9 @@ class StdioPermissionPrompt:
 
     async def __call__(self, prompt: Any) -> Any:
         from tools.context import PermissionAnswer, PermissionResponse
+        from tools.execution.pipeline_permission import suggestion_updates
 
-        suggestions = [
-            {
-                "type": "addRules",
-                "rules": [{"toolName": r.tool_name, "ruleContent": r.content}],
-                "behavior": "allow",
-                "destination": "session",
-            }
-            for r in getattr(prompt.verdict, "suggestions", ()) or ()
-        ]
+        suggestions = suggestion_updates(getattr(prompt.verdict, "suggestions", ()) or ())
         try:
             answer = await self.channel.request(
                 "can_use_tool",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from permissions.types import (
@@ -38,6 +39,7 @@ __all__ = [
     "handle_denial",
     "resolve_permission",
     "session_rules_modifier",
+    "suggestion_updates",
 ]
 
 REJECT_MESSAGE = (
@@ -148,6 +150,20 @@ def _classifier_approvable(verdict: Verdict) -> bool:
         return False
     # An explicit ask rule is the user's wish to be asked.
     return verdict.rule is None or verdict.rule.behavior is not RuleBehavior.ASK
+
+
+def suggestion_updates(rules: Sequence[RuleValue]) -> list[dict[str, Any]]:
+    """The engine's "don't ask again" rules as Claude Code's ``permission_suggestions``: one
+    session ``addRules`` update each (``ruleContent`` left out for a whole-tool rule)."""
+    updates: list[dict[str, Any]] = []
+    for rule in rules:
+        value: dict[str, Any] = {"toolName": rule.tool_name}
+        if rule.content is not None:
+            value["ruleContent"] = rule.content
+        updates.append(
+            {"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}
+        )
+    return updates
 
 
 def session_rules_modifier(rules: tuple[RuleValue, ...]) -> Any:
@@ -261,15 +277,7 @@ async def _resolve_ask(state: CallState, verdict: Verdict) -> Verdict:
 
 async def _permission_request_hook(state: CallState, verdict: Verdict) -> Verdict | None:
     assert state.tool is not None and state.ctx.hooks is not None
-    suggestions = [
-        {
-            "type": "addRules",
-            "rules": [{"toolName": r.tool_name, "ruleContent": r.content} for r in [s]],
-            "behavior": "allow",
-            "destination": "session",
-        }
-        for s in verdict.suggestions
-    ]
+    suggestions = suggestion_updates(verdict.suggestions)
     out = await until_abort(
         state.ctx.hooks.permission_request(
             tool_name=state.tool.name,
