@@ -30,6 +30,7 @@ from agent_cli.frontends.control import (
 from agent_cli.frontends.sdk_context import replay_prompts
 from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
+from agent_cli.frontends.sdk_tasks import TaskFrames
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
 from agent_cli.options import RunOptions, is_mcp_prompt_tool
@@ -63,6 +64,7 @@ class SdkMode:
         self.err = err
         self.writer = StreamJsonWriter(out, partial=options.include_partial_messages)
         self.writer.attach(session)
+        self.task_frames = TaskFrames(session, self.writer.system)
         self.channel = ControlChannel(self.writer.write)
         self.requests = SdkRequests(session)
         attach_sdk_mcp(session, self.channel)

@@ -13,6 +13,7 @@ from typing import Any
 from agent_cli import __version__
 from agent_cli.frontends.control import ControlError
 from agent_cli.frontends.sdk_context import context_usage_response, rewind_files_response
+from agent_cli.frontends.sdk_tasks import stop_task_response
 
 __all__ = ["SdkRequests"]
 
@@ -50,6 +51,8 @@ class SdkRequests:
             return context_usage_response(self.session)
         if subtype == "rewind_files":
             return rewind_files_response(self.session, request)
+        if subtype == "stop_task":
+            return await stop_task_response(self.session, request)
         raise ControlError(f"unsupported control request subtype: {subtype!r}")
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:

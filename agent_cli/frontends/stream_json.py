@@ -188,6 +188,10 @@ class StreamJsonWriter:
             self.out.write(line + "\n")
             self.out.flush()
 
+    def system(self, subtype: str, **fields: Any) -> None:
+        """Write a ``system`` frame of ``subtype`` (e.g. a background task's lifecycle)."""
+        self.write(self._frame("system", subtype=subtype, **fields))
+
     def _frame(self, kind: str, **fields: Any) -> dict[str, Any]:
         return {
             "type": kind,

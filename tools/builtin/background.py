@@ -4,7 +4,9 @@ Each task runs ``bash -c <command>`` in its own session/process group with stdou
 written straight to a log file (``<session_dir>/tasks/<id>.log`` or a per-user temp dir), so
 nothing in this process buffers its output. A watcher awaits bash's exit, then ends whatever
 is left of the group (a task never leaves orphans behind). ``stop`` kills the whole group
-(SIGTERM, grace, SIGKILL); ``stop_all`` does so for every task at session end.
+(SIGTERM, grace, SIGKILL); ``stop_all`` does so for every task at session end. Listeners
+(``subscribe``) are told of each task's start and of its end, with its snapshot (the Agent SDK
+mode turns them into ``task_started``/``task_updated``/``task_notification`` frames).
 
 One manager lives in ``ctx.state.shared["background_tasks"]`` (see :func:`get_manager`),
 shared with sub-agents so that session end reaches their tasks too.
@@ -20,7 +22,7 @@ import os
 import secrets
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_READ_BYTES",
     "BackgroundTask",
     "BackgroundTaskManager",
+    "TaskListener",
     "TaskSnapshot",
     "TaskStatus",
     "get_manager",
@@ -57,6 +60,7 @@ class TaskSnapshot:
     started_at: float  # wall clock (time.time())
     ended_at: float | None
     output_path: str
+    description: str = ""  # the Bash call's description, else "" (not kept in transcripts)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +96,7 @@ class BackgroundTask:
     scope: Scope | None = None  # its cgroup (tools.containment), or None
     cleanup: Any = None  # an async callable run once the task has ended (the sandbox's)
     notes: list[str] = field(default_factory=list)  # e.g. network access the sandbox refused
+    description: str = ""
 
     @property
     def pgid(self) -> int:
@@ -108,7 +113,11 @@ class BackgroundTask:
             started_at=self.started_at,
             ended_at=self.ended_at,
             output_path=str(self.output_path),
+            description=self.description,
         )
+
+
+TaskListener = Callable[[TaskSnapshot], None]
 
 
 class BackgroundTaskManager:
@@ -117,6 +126,18 @@ class BackgroundTaskManager:
     def __init__(self, session_dir: Path | None = None) -> None:
         self.session_dir = session_dir
         self._tasks: dict[str, BackgroundTask] = {}
+        self._listeners: list[TaskListener] = []
+
+    def subscribe(self, listener: TaskListener) -> Callable[[], None]:
+        """Call ``listener(snapshot)`` when a task starts and when it ends; returns unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _notify(self, task: BackgroundTask) -> None:
+        snap = task.snapshot()
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):  # a listener never breaks a task
+                listener(snap)
 
     def _new_id(self) -> str:
         while True:
@@ -134,6 +155,7 @@ class BackgroundTaskManager:
         pass_fds: tuple[int, ...] = (),
         after_spawn: Any = None,
         cleanup: Any = None,
+        description: str = "",
     ) -> TaskSnapshot:
         """Start ``command`` in the background (in ``env``, default ours); returns at once.
 
@@ -172,9 +194,11 @@ class BackgroundTaskManager:
             started_at=time.time(),
             scope=scope,
             cleanup=cleanup,
+            description=description,
         )
         self._tasks[task_id] = task
         task.watcher = asyncio.ensure_future(self._watch(task))
+        self._notify(task)
         if after_spawn is not None:
             try:
                 await after_spawn(proc.pid, task)
@@ -198,6 +222,7 @@ class BackgroundTaskManager:
                 task.status = "killed" if task.killed else ("completed" if rc == 0 else "failed")
                 task.ended_at = time.time()
             task.done.set()
+            self._notify(task)
 
     def get(self, task_id: str) -> BackgroundTask | None:
         return self._tasks.get(task_id)

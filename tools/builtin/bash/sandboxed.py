@@ -124,7 +124,13 @@ async def run_command(
 
 
 async def start_task(
-    command: str, *, ctx: ToolUseContext, disable: bool, cwd: Path, notices: list[str]
+    command: str,
+    *,
+    ctx: ToolUseContext,
+    disable: bool,
+    cwd: Path,
+    notices: list[str],
+    description: str = "",
 ) -> object:
     """Start a background task, sandboxed like a foreground command; its snapshot."""
     from tools.builtin.background import get_manager
@@ -136,7 +142,7 @@ async def start_task(
     if conf is not None and conf.notice:
         notices.append(conf.notice)
     if sandbox is None or conf is None or not conf.sandboxed:
-        return await manager.start(command, cwd=cwd, env=session_env(ctx))
+        return await manager.start(command, cwd=cwd, env=session_env(ctx), description=description)
     run = sandbox.prepare(
         [bash_path(), "-c", command],
         cwd=cwd,
@@ -158,6 +164,7 @@ async def start_task(
             env=run.env,
             pass_fds=run.pass_fds,
             after_spawn=after_spawn,
+            description=description,
             cleanup=run.cleanup,
         )
     except BaseException:

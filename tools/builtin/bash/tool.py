@@ -260,7 +260,12 @@ async def _run_foreground(
 async def _run_background(inp: BashInput, ctx: ToolUseContext) -> BashOutput:
     cwd, notices = current_cwd(ctx)
     snap: Any = await start_task(
-        inp.command, ctx=ctx, disable=inp.dangerouslyDisableSandbox, cwd=cwd, notices=notices
+        inp.command,
+        ctx=ctx,
+        disable=inp.dangerouslyDisableSandbox,
+        cwd=cwd,
+        notices=notices,
+        description=inp.description or "",
     )
     info = {"task_id": snap.task_id, "output_file": snap.output_path}
     text = (
