@@ -16,6 +16,9 @@ from agent_cli.frontends.control import ControlChannel, ControlError
 
 __all__ = ["attach_sdk_mcp", "mcp_status", "sdk_mcp_sender"]
 
+# Nerve's server states the SDK's McpServerConnectionStatus does not have, as the nearest it has.
+_SDK_STATUS = {"reconnecting": "pending", "needs approval": "pending", "closed": "disabled"}
+
 
 def sdk_mcp_sender(channel: ControlChannel) -> Any:
     """An ``SdkMcpSend`` over ``channel``."""
@@ -47,11 +50,18 @@ async def mcp_status(session: Any) -> dict[str, Any]:
     for view in session.mcp_servers():
         entry: dict[str, Any] = {
             "name": view.name,
-            "status": view.status,
+            "status": _SDK_STATUS.get(view.status, view.status),
             "scope": view.scope,
             "config": {"type": view.transport},
         }
         if view.error:
             entry["error"] = view.error
+        if view.server_info is not None:
+            entry["serverInfo"] = {"name": view.server_info[0], "version": view.server_info[1]}
+        if view.status == "connected":
+            entry["tools"] = [
+                {"name": name, **({"description": text} if text else {})}
+                for name, text in view.tool_info
+            ]
         servers.append(entry)
     return {"mcpServers": servers}

@@ -129,7 +129,7 @@ class McpConnection:
         self.status = ServerStatus.PENDING
         self.error: str | None = None
         self.tools: tuple[Any, ...] = ()  # mcp_types.Tool
-        self.server_info: str = ""
+        self.server_info: tuple[str, str] | None = None  # (name, version) from initialize
         self.instructions: str | None = None
         self.startup_s: float | None = None
         self._session: Any = None
@@ -233,7 +233,7 @@ class McpConnection:
                 )
                 init = await session.initialize()
                 info = init.server_info
-                self.server_info = f"{info.name} {info.version}".strip() if info else ""
+                self.server_info = (info.name, info.version) if info else None
                 self.instructions = init.instructions
                 self.tools = await _list_all_tools(session)
                 caps = init.capabilities

@@ -62,6 +62,8 @@ class McpServerView:
     startup_s: float | None
     log_path: str | None
     target: str = ""  # the command line or url, shown for servers awaiting approval
+    server_info: tuple[str, str] | None = None  # (name, version) the server gave when connected
+    tool_info: tuple[tuple[str, str], ...] = ()  # (name, description) of its tools when connected
 
 
 def claude_json_path(environ: Mapping[str, str], home: Path | None = None) -> Path:
@@ -339,6 +341,10 @@ class McpManager:
                 error=c.error,
                 startup_s=c.startup_s,
                 log_path=str(c.log_path) if c.config.type == "stdio" else None,
+                server_info=c.server_info if c.connected else None,
+                tool_info=tuple((t.name, t.description or "") for t in c.tools)
+                if c.connected
+                else (),
             )
             for c in self.connections.values()
         ]

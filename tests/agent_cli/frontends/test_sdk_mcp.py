@@ -382,6 +382,12 @@ async def test_mcp_status_before_the_first_prompt_connects_the_sdk_servers(
     servers = {s["name"]: s for s in status["mcpServers"]}
     assert servers["calc"]["status"] == "connected", servers
     assert servers["calc"]["scope"] == "dynamic" and servers["calc"]["config"] == {"type": "sdk"}
+    assert servers["calc"]["serverInfo"] == {"name": "calc", "version": "1.0.0"}, servers
+    assert servers["calc"]["tools"] == [
+        {"name": "add", "description": "Add two integers"},
+        {"name": "explode", "description": "Always fails"},
+    ]
+    assert "tools" not in servers["ghost"] and "serverInfo" not in servers["ghost"]
     assert servers["ghost"]["status"] == "failed", servers
     assert "ghost" in servers["ghost"]["error"], servers["ghost"]["error"]
     # The turn after it has the tools, and says once on stderr why ghost is missing.
