@@ -26,6 +26,7 @@ from agent_cli.customize.mention_refs import (
     find_pasted_images,
     resolve_ref,
 )
+from agent_cli.session.attachment_text import CALLED, RESULT
 from tools.execution.pipeline_types import CallOutcome
 
 __all__ = ["Attachments", "attach_mentions"]
@@ -106,13 +107,15 @@ async def attach_mentions(
             result.notes.append(f"{label} was not attached: {reason}")
             blocks.append({"type": "text", "text": f"({label} was not attached: {reason})"})
             continue
-        call = f"Called the Read tool with the following input: {json.dumps(inp)}"
+        call = CALLED + json.dumps(inp)
         blocks.append({"type": "text", "text": call})
         if isinstance(content, list):  # an image: its blocks, as the Read tool gives them
-            blocks.append({"type": "text", "text": "Result of calling the Read tool:"})
-            blocks += [dict(b) for b in content if isinstance(b, dict)]
+            parts = [b for b in content if isinstance(b, dict)]
+            notes = [str(b.get("text", "")) for b in parts if b.get("type") == "text"]
+            blocks.append({"type": "text", "text": "\n".join([RESULT, *notes])})
+            blocks += [dict(b) for b in parts if b.get("type") != "text"]
         else:
-            blocks.append({"type": "text", "text": f"Result of calling the Read tool:\n{content}"})
+            blocks.append({"type": "text", "text": f"{RESULT}\n{content}"})
         result.shown.append(_summary(outcome, _display(path, dirs)))
     if blocks:
         result.content = [{"type": "text", "text": prompt}, *blocks]

@@ -13,6 +13,7 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from agent_cli.session.attachment_text import attachment_line
 from agent_cli.slash.views import content_text, tool_header
 from agent_cli.transcripts.commands import typed_command
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
@@ -59,6 +60,10 @@ def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
                 continue
             kind = block.get("type")
             if kind == "text" and str(block.get("text", "")).strip():
+                shown = attachment_line(block["text"]) if role == "user" else None
+                if shown is not None:  # what an @path mention attached: one line, not the file
+                    entries += [Entry("notice", shown)] if shown else []
+                    continue
                 if typed is not None:
                     continue  # a custom command's expanded body: shown as the command typed
                 typed = typed_command(block["text"]) if role == "user" else None

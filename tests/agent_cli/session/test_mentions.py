@@ -148,3 +148,28 @@ async def test_a_pasted_image_path_is_sent_as_an_image_block(
     assert image["source"]["data"]
     assert "Image" in _texts(blocks) and "(5x4)" in _texts(blocks)
     assert "Read shot 1.png (image)" in notices
+
+
+async def test_the_transcript_keeps_the_attachment_and_a_resume_shows_one_line(
+    env: Path,  # noqa: F811
+) -> None:
+    from agent_cli.tui.conversation import entries_from_messages
+
+    (env / "a.py").write_text("SECRET_SAUCE = 1\n")
+    (env / "pic.png").write_bytes(_png())
+    with ScriptedServer(Scenario.of(Turn([text("ok")]))) as server:
+        session = _session(server, env)
+        await _collect(session, f"explain @a.py and @gone.txt and {env / 'pic.png'}")
+        await session.close()
+    again = AgentSession.create(RunOptions(continue_session=True), cwd=env, interactive=True)
+    first = again.loop.messages[0]
+    assert "     1\tSECRET_SAUCE = 1" in _texts(first["content"])
+    assert any(b["type"] == "image" for b in first["content"])
+    entries = entries_from_messages([first])
+    assert [(e.kind, e.text) for e in entries] == [
+        ("user", f"explain @a.py and @gone.txt and {env / 'pic.png'}"),
+        ("notice", f"Read {env / 'a.py'}"),
+        ("notice", "@gone.txt was not attached: not found"),
+        ("notice", f"Read {env / 'pic.png'}"),
+    ]
+    await again.close()
