@@ -66,6 +66,8 @@ class ControlChannel:
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
         self._closed: str | None = None
+        # told (subtype, True) when a request goes out and (subtype, False) when it is settled
+        self.watch: Callable[[str, bool], None] | None = None
 
     async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
         """Send a request and return the ``response`` object of its success answer."""
@@ -74,17 +76,21 @@ class ControlChannel:
         request_id = f"nerve_req_{next(self._ids)}_{os.urandom(4).hex()}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._write(
-            {
-                "type": "control_request",
-                "request_id": request_id,
-                "request": {"subtype": subtype, **fields},
-            }
-        )
+        if self.watch is not None:
+            self.watch(subtype, True)
         try:
+            self._write(
+                {
+                    "type": "control_request",
+                    "request_id": request_id,
+                    "request": {"subtype": subtype, **fields},
+                }
+            )
             return await future
         finally:
             self._pending.pop(request_id, None)
+            if self.watch is not None:
+                self.watch(subtype, False)
 
     def answer(self, frame: dict[str, Any]) -> str | None:
         """A ``control_response`` from the SDK; returns a complaint if it answers nothing."""

@@ -14,6 +14,7 @@ still waiting for an answer gets none and fails closed.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -28,8 +29,10 @@ from agent_cli.frontends.control import (
     success_response,
 )
 from agent_cli.frontends.sdk_context import replay_prompts
+from agent_cli.frontends.sdk_hooks import register_sdk_hooks
 from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
+from agent_cli.frontends.sdk_state import SessionStateFrames
 from agent_cli.frontends.sdk_tasks import TaskFrames
 from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
@@ -66,7 +69,13 @@ class SdkMode:
         self.writer.attach(session)
         self.task_frames = TaskFrames(session, self.writer.system)
         self.channel = ControlChannel(self.writer.write)
-        self.requests = SdkRequests(session)
+        self.requests = SdkRequests(
+            session, lambda hooks: register_sdk_hooks(session, self.channel, hooks, self.warn)
+        )
+        self.states = SessionStateFrames(
+            self.writer.system, session.ctx.options.environ or os.environ
+        )
+        self.channel.watch = self.states.watch
         attach_sdk_mcp(session, self.channel)
         if options.replay_user_messages:
             replay_prompts(session, self.writer.write)
@@ -80,6 +89,7 @@ class SdkMode:
 
             session.set_permission_handler(McpPermissionPrompt(session, tool))
         self.turns: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queued = 0  # prompts received whose turn has not started
         self.last_error = False
         self._lineno = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -113,6 +123,7 @@ class SdkMode:
             if prompt is None:
                 self.warn(f"{where}: {why}; skipped")
             else:
+                self.queued += 1
                 self.turns.put_nowait(prompt)
         elif kind not in _IGNORED:
             self.warn(f"{where}: unknown message type {kind!r}; skipped")
@@ -139,7 +150,10 @@ class SdkMode:
 
     async def run_turns(self) -> None:
         while (prompt := await self.turns.get()) is not None:
+            self.queued -= 1
+            self.states.turn_started()
             await self._turn(prompt)
+            self.states.turn_finished(more_queued=self.queued > 0)
 
     async def _turn(self, prompt: str) -> None:
         started = time.perf_counter()

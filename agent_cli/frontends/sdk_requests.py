@@ -8,6 +8,7 @@ request id, never silence.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from agent_cli import __version__
@@ -21,8 +22,9 @@ __all__ = ["SdkRequests"]
 class SdkRequests:
     """Answers the SDK's requests on one session."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, register_hooks: Callable[[Any], Any] | None = None) -> None:
         self.session = session
+        self.register_hooks = register_hooks  # initialize's hooks join the session's (sdk_hooks)
         self.initial_model: str = session.model
         self.initialized = False
 
@@ -58,9 +60,11 @@ class SdkRequests:
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.initialized:
             raise ControlError("already initialized")
-        if request.get("hooks"):
-            # Fail closed: a PreToolUse guard the SDK registered must not be skipped silently.
-            raise ControlError("SDK hook callbacks are not supported by this version of nerve")
+        hooks = request.get("hooks")
+        if hooks:
+            if self.register_hooks is None:  # fail closed: a guard must not be skipped silently
+                raise ControlError("SDK hook callbacks are not supported here")
+            self.register_hooks(hooks)
         self.initialized = True
         commands = [
             {"name": getattr(c, "name", str(c)), "description": getattr(c, "description", "")}
@@ -74,4 +78,6 @@ class SdkRequests:
             "account": {},
             "pid": os.getpid(),
             "nerve_version": __version__,
+            "hook_on_failure_supported": True,
+            **({"hooks_applied": True} if hooks else {}),
         }

@@ -122,6 +122,8 @@ class HookHandler:
     # an ``http`` hook (its url is ``command``): extra headers, and the variables they may use
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
+    # a ``callback`` hook (the Agent SDK's; its id is ``command``): what a failure does
+    on_failure: str | None = None
 
     @property
     def key(self) -> tuple[str, str, tuple[str, ...] | None]:
@@ -132,6 +134,8 @@ class HookHandler:
     def name(self) -> str:
         """A short, human-readable name for messages."""
         text = self.command if self.args is None else " ".join((self.command, *self.args))
+        if self.kind == "callback":
+            return f"SDK hook callback {text!r}"
         if self.kind in MODEL_HOOK_TYPES or self.kind == "http":
             text = f"{self.kind} hook {' '.join(text.split())!r}"
         return text if len(text) <= 80 else text[:77] + "..."

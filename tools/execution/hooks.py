@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from permissions.types import Decision
+from tools.execution.hook_callback import HookCallback, run_callback_hook
 from tools.execution.hook_http import run_http_hook
 from tools.execution.hook_matcher import (
     GUARD_EVENTS,
@@ -125,6 +126,8 @@ class HookRunner:
         self.side_model: SideModel | None = None
         # The read-only sub-agent ``agent`` hooks run (None: they fail closed).
         self.agent_hook: HookAgent | None = None
+        # The program that answers ``callback`` hooks (the Agent SDK; None: they fail).
+        self.hook_callback: HookCallback | None = None
         if output_dir is None:
             if transcript_path:
                 output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
@@ -147,6 +150,11 @@ class HookRunner:
     def warnings(self) -> tuple[str, ...]:
         """Configuration problems found at construction (malformed groups/handlers, regexes)."""
         return tuple(self._warnings)
+
+    def add_handlers(self, handlers: Mapping[str, Sequence[HookHandler]]) -> None:
+        """More handlers (the Agent SDK's callbacks), after the configured ones of each event."""
+        for event, more in handlers.items():
+            self._handlers.setdefault(event, []).extend(more)
 
     def has_hooks(self, event: str) -> bool:
         """Cheap check: is any handler configured for ``event``?"""
@@ -394,6 +402,8 @@ class HookRunner:
             return await run_prompt_hook(h, event, stdin.decode(), self.side_model, h.timeout_s)
         if h.kind == "agent":
             return await run_agent_hook(h, event, stdin.decode(), self.agent_hook, h.timeout_s)
+        if h.kind == "callback":
+            return await run_callback_hook(h, event, stdin, self.hook_callback)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
         if h.kind == "http":
             return await run_http_hook(h, event, stdin, env, timeout)
