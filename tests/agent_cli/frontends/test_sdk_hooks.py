@@ -46,6 +46,14 @@ def tool_results(got: list[Any]) -> dict[str, Any]:
     }
 
 
+def carrying(needle: str) -> Match:
+    """The request's messages carry ``needle`` (a hook's context reached the model)."""
+    return Match(
+        predicate=lambda body: needle in json.dumps(body["messages"]),
+        description=f"the messages carry {needle!r}",
+    )
+
+
 def sent(server: ScriptedServer, needle: str) -> bool:
     """Some request to the model carried ``needle``."""
     return any(needle in json.dumps(r.body["messages"]) for r in server.requests)
@@ -132,10 +140,7 @@ async def test_post_tool_use_sees_the_result_and_its_context_reaches_the_model(
         Turn([tool_use("Read", {"file_path": str(notes)}, id="r1")]),
         Turn(
             [text("Read it.")],
-            match=Match(
-                predicate=lambda body: "reviewed by the SDK" in json.dumps(body["messages"]),
-                description="the PostToolUse context is in the request",
-            ),
+            match=carrying("reviewed by the SDK"),
         ),
     )
     server = harness.server(scenario)
@@ -162,10 +167,7 @@ async def test_user_prompt_submit_adds_context_or_blocks_the_prompt(harness: Har
     scenario = Scenario.of(
         Turn(
             [text("Noted.")],
-            match=Match(
-                predicate=lambda body: "ticket ABC-1" in json.dumps(body["messages"]),
-                description="the UserPromptSubmit context is in the request",
-            ),
+            match=carrying("ticket ABC-1"),
         ),
     )
     server = harness.server(scenario)
