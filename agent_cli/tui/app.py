@@ -21,7 +21,7 @@ from agent_cli.tui.banner import startup_problems_text
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.keys import KeyActions
-from agent_cli.tui.labels import status_text
+from agent_cli.tui.labels import status_parts
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
 from agent_cli.tui.slash_host import (
     is_memory_note,
@@ -188,10 +188,10 @@ class NerveApp(KeyActions):
         try:
             usage = self.session.usage_summary()
             running = sum(1 for t in self.session.background_tasks() if t.status == "running")
-            text = status_text(self.session.mode, self.session.model, usage, running)
+            parts = status_parts(self.session.mode, self.session.model, usage, running)
         except Exception as exc:  # a status bar must never take the app down
-            text = f"status unavailable: {exc}"
-        self.status.show(text)
+            parts = [("mode", f"status unavailable: {exc}")]
+        self.status.show_parts(parts)
 
     # -- input ---------------------------------------------------------------------------
 

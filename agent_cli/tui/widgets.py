@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agent_cli.slash.views import content_text
-from agent_cli.tui.labels import collapse
+from agent_cli.tui.labels import collapse, fit_status
 from agent_cli.tui.safe import ansi_text, plain_text
 from tools.terminal_text import neutralize
 
@@ -224,10 +224,23 @@ class ToolCall(Vertical, can_focus=True):
 
 
 class StatusBar(Static):
-    """The bottom line: mode, model, context, cost, background tasks."""
+    """The bottom line: mode, model, context, cost, background tasks. Given as parts, it drops
+    them in a fixed order when the terminal is narrow, never the mode (``labels.fit_status``)."""
 
     def __init__(self) -> None:
         super().__init__("", markup=False, id="status")
+        self._parts: list[tuple[str, str]] = []
 
     def show(self, text: str) -> None:
-        self.update(plain_text(text))
+        self.show_parts([("mode", text)])
+
+    def show_parts(self, parts: list[tuple[str, str]]) -> None:
+        self._parts = parts
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.content_size.width if self.is_attached and self.size.width else None
+        self.update(plain_text(fit_status(self._parts, width)))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit()
