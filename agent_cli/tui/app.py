@@ -33,6 +33,7 @@ from agent_cli.tui.slash_host import (
 from agent_cli.tui.spinner import WorkingLine
 from agent_cli.tui.startup import SessionFactory, SessionNotReady
 from agent_cli.tui.styles import APP_CSS
+from agent_cli.tui.toasts import keep_toasts_above
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ class NerveApp(KeyActions):
         )
         if self.session_ready:
             self._attach_handlers(self.session)
+        keep_toasts_above(self.screen, self.prompt_input)
         self.refresh_status()
         self.set_interval(self.status_interval_s, self.refresh_status)
         # The rest (building the session, the SDK) waits, so nothing competes with the paint.
