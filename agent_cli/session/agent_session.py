@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,9 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
         ctx = self.ctx
         self.loop.ctx = replace(ctx, callbacks=replace(ctx.callbacks, ask_user=handler))
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def run_turn(
+        self, prompt: str, *, images: Sequence[dict[str, Any]] = ()
+    ) -> AsyncIterator[AgentEvent]:
         self.disarm_idle_notification()
         for warning in self.take_warnings():
             yield Notice(warning, "warning")
@@ -160,7 +162,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
                 yield event
             self._start_source = None
         recorded = self.mode
-        async for event in run_prompt(self, prompt):  # a custom command expands here
+        async for event in run_prompt(self, prompt, images):  # a custom command expands here
             if self.mode != recorded:
                 # A tool changed the mode (EnterPlanMode, ExitPlanMode): recorded like set_mode.
                 recorded = self.mode

@@ -189,8 +189,11 @@ def _tool_runner(session: AgentSession, events: list[Any]) -> tuple[AbortSignal,
     return signal, run_tool
 
 
-async def _plain_turn(session: AgentSession, prompt: str) -> AsyncIterator[AgentEvent]:
-    """The prompt as typed, with what its ``@path`` mentions attach (``session.mentions``)."""
+async def _plain_turn(
+    session: AgentSession, prompt: str, images: Sequence[dict[str, Any]]
+) -> AsyncIterator[AgentEvent]:
+    """The prompt as typed, with what its ``@path`` mentions attach (``session.mentions``) and
+    the images pasted with it."""
     from agent_cli.session.mentions import attach_mentions
 
     events: list[Any] = []
@@ -216,12 +219,19 @@ async def _plain_turn(session: AgentSession, prompt: str) -> AsyncIterator[Agent
         for event in _failed("interrupted before the prompt was sent", "aborted"):
             yield event
         return
-    async for event in session.loop.run_turn(prompt, content=attached.content):
+    content = attached.content
+    if images:
+        content = [*(content or [{"type": "text", "text": prompt}]), *images]
+    async for event in session.loop.run_turn(prompt, content=content):
         yield event
 
 
 async def _command_turn(
-    session: AgentSession, command: PromptCommand, args: str, prompt: str
+    session: AgentSession,
+    command: PromptCommand,
+    args: str,
+    prompt: str,
+    images: Sequence[dict[str, Any]],
 ) -> AsyncIterator[AgentEvent]:
     from agent_cli.customize.expand import command_header, expand_command
     from config import find_project_root
@@ -268,6 +278,7 @@ async def _command_turn(
     content = [
         {"type": "text", "text": command_header(command.name, args)},
         {"type": "text", "text": body},
+        *images,
     ]
     before = session.loop.model_name
     if model is not None:
@@ -279,8 +290,11 @@ async def _command_turn(
         session.loop.model_name = before
 
 
-async def run_prompt(session: AgentSession, prompt: str) -> AsyncIterator[AgentEvent]:
-    """One user turn: a prompt command expanded (module docstring), or the prompt as typed."""
+async def run_prompt(
+    session: AgentSession, prompt: str, images: Sequence[dict[str, Any]] = ()
+) -> AsyncIterator[AgentEvent]:
+    """One user turn: a prompt command expanded (module docstring), or the prompt as typed;
+    ``images`` (pasted with Ctrl+V) follow the prompt's text."""
     found = find_prompt_command(session, prompt)
     try:
         parsed = _parse(prompt)
@@ -295,10 +309,10 @@ async def run_prompt(session: AgentSession, prompt: str) -> AsyncIterator[AgentE
                     yield event
                 return
         if found is None:
-            async for event in _plain_turn(session, prompt):
+            async for event in _plain_turn(session, prompt, images):
                 yield event
         else:
-            async for event in _command_turn(session, found[0], found[1], prompt):
+            async for event in _command_turn(session, found[0], found[1], prompt, images):
                 yield event
     finally:
         drop_turn_rules(session)

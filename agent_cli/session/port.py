@@ -6,7 +6,7 @@ The UI drives a session only through this protocol and renders the events it yie
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -72,7 +72,11 @@ class SessionPort(Protocol):
     # Optional (the TUI looks it up with ``getattr``): where AskUserQuestion's questions go.
     def set_question_handler(self, handler: QuestionHandler) -> None: ...
 
-    def run_turn(self, prompt: str) -> AsyncIterator[AgentEvent]: ...
+    def run_turn(
+        self, prompt: str, *, images: Sequence[dict[str, Any]] = ()
+    ) -> AsyncIterator[AgentEvent]:
+        """One user turn; ``images``: image blocks pasted with the prompt (Ctrl+V)."""
+        ...
 
     def abort(self) -> None:
         """Interrupt the running turn: tools cancelled, every tool_use answered."""

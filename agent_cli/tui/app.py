@@ -18,6 +18,7 @@ from textual.binding import Binding
 from agent_cli.slash.registry import parse_slash
 from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.banner import startup_problems_text
+from agent_cli.tui.clipboard import PastedImages, paste_clipboard_image
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
 from agent_cli.tui.keys import KeyActions
@@ -112,10 +113,12 @@ class NerveApp(KeyActions):
         self.working = WorkingLine()
         self.transcript_full = False  # Ctrl+O: every result expanded, the model's text shown
         self.status = StatusBar()
+        self.pasted_images = PastedImages()  # Ctrl+V images until a prompt sends them
         self.prompt_input = PromptInput(
             history=self.history.entries(),
             completer=self._complete,
             completion_list=self.completion_list,
+            paste_image=lambda: paste_clipboard_image(self),
         )
 
     # -- layout --------------------------------------------------------------------------
@@ -245,7 +248,9 @@ class NerveApp(KeyActions):
         self.interrupted = False
         self.working.start()
         self.conversation.mount(UserMessage(prompt))
-        self._turn_worker(self.session.run_turn(prompt))
+        images = self.pasted_images.take(prompt)
+        run = self.session.run_turn
+        self._turn_worker(run(prompt, images=images) if images else run(prompt))
 
     def run_events(self, events: Any) -> None:
         """Render a session operation's events like a turn's (``/compact``): the UI stays

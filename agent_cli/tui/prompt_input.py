@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -44,6 +44,8 @@ from agent_cli.tui.safe import clean  # noqa: E402
 __all__ = ["CompletionList", "PromptInput"]
 
 CompletionSource = Callable[[str, int], list[Completion]]
+# Ctrl+V: the placeholder to insert, "" if handled without one, None to leave the key alone
+ImagePaster = Callable[[], Awaitable[str | None]]
 
 
 class CompletionList(OptionList, can_focus=False):
@@ -93,11 +95,13 @@ class PromptInput(TextArea):
         history: list[str] | None = None,
         completer: CompletionSource | None = None,
         completion_list: CompletionList | None = None,
+        paste_image: ImagePaster | None = None,
     ) -> None:
         super().__init__(id="prompt", soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.prompt_history: list[str] = list(history or [])  # newest first
         self.completer = completer
         self.completion_list = completion_list
+        self.paste_image = paste_image
         self.last_key_time = 0.0  # monotonic time of the last key typed here
         self._hist_index = -1
         self._draft = ""
@@ -236,6 +240,11 @@ class PromptInput(TextArea):
                 handled = False
         elif key == "escape" and self._completion_open():
             self._hide_completions()
+        elif key == "ctrl+v" and self.paste_image is not None:  # an image (tui/clipboard.py)
+            placeholder = await self.paste_image()
+            if placeholder:
+                self.insert(placeholder)
+            handled = placeholder is not None
         else:
             handled = False
         if handled:
