@@ -33,6 +33,7 @@ from agent_cli.tui.slash_host import (
 )
 from agent_cli.tui.spinner import WorkingLine
 from agent_cli.tui.startup import SessionFactory, SessionNotReady
+from agent_cli.tui.status_line import CustomStatusLine
 from agent_cli.tui.styles import APP_CSS
 from agent_cli.tui.toasts import keep_toasts_above
 from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
@@ -114,6 +115,7 @@ class NerveApp(KeyActions):
         self.transcript_full = False  # Ctrl+O: every result expanded, the model's text shown
         self.status = StatusBar()
         self.pasted_images = PastedImages()  # Ctrl+V images until a prompt sends them
+        self.status_line = CustomStatusLine()  # the statusLine setting's command, if any
         self.prompt_input = PromptInput(
             history=self.history.entries(),
             completer=self._complete,
@@ -128,6 +130,7 @@ class NerveApp(KeyActions):
         yield self.working
         yield self.completion_list
         yield self.prompt_input
+        yield self.status_line
         yield self.status
 
     async def on_mount(self) -> None:
@@ -197,6 +200,7 @@ class NerveApp(KeyActions):
         except Exception as exc:  # a status bar must never take the app down
             parts = [("mode", f"status unavailable: {exc}")]
         self.status.show_parts(parts)
+        self.status_line.request()
 
     # -- input ---------------------------------------------------------------------------
 
@@ -383,6 +387,8 @@ class NerveApp(KeyActions):
         return response
 
     def _attach_handlers(self, session: SessionPort) -> None:
+        if (problem := self.status_line.attach(session, self.cwd)) is not None:
+            self.say(problem, "warning")
         session.set_permission_handler(self.ask_permission)
         set_questions = getattr(session, "set_question_handler", None)
         if set_questions is not None:
