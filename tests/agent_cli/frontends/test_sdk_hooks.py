@@ -325,3 +325,39 @@ def test_over_raw_pipes_a_bad_registration_is_an_error_and_an_error_answer_denie
     denied = next(f for f in frames if f["type"] == "user")["message"]["content"][0]
     assert denied["is_error"] and "kaput" in json.dumps(denied["content"])
     assert "unknown request id 'nobody'" in err and rc == 0
+
+
+async def test_permission_request_and_session_start_hooks_answer_through_the_sdk(
+    harness: Harness,
+) -> None:
+    scenario = Scenario.of(
+        Turn(
+            [tool_use("Bash", {"command": "touch made.txt"}, id="b1")],
+            match=carrying("release week"),
+        ),
+        Turn([text("Made.")], match=Match(tool_result_for="b1")),
+    )
+    server = harness.server(scenario)
+    seen: list[dict[str, Any]] = []
+
+    async def answer(hook_input: dict[str, Any], tool_use_id: str | None, _ctx: Any) -> Any:
+        seen.append(hook_input)
+        event = hook_input["hook_event_name"]
+        if event == "SessionStart":
+            specific = {"hookEventName": event, "additionalContext": "release week"}
+        else:
+            specific = {"hookEventName": event, "decision": {"behavior": "allow"}}
+        return {"hookSpecificOutput": specific}
+
+    hooks = {
+        "SessionStart": [sdk.HookMatcher(hooks=[answer])],
+        "PermissionRequest": [sdk.HookMatcher(matcher="Bash", hooks=[answer])],
+    }
+    # default mode and no can_use_tool: without the hook, the ask would be denied
+    got = await run_query("make it", options(harness, server, hooks=hooks), server)
+    assert [h["hook_event_name"] for h in seen] == ["SessionStart", "PermissionRequest"]
+    assert seen[0]["source"] == "startup"
+    assert seen[1]["tool_input"] == {"command": "touch made.txt"}
+    assert (harness.project / "made.txt").exists()
+    assert not tool_results(got)["b1"].is_error
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "Made."
