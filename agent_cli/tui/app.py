@@ -18,6 +18,7 @@ from textual.binding import Binding
 from agent_cli.slash.registry import parse_slash
 from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.banner import startup_problems_text
+from agent_cli.tui.bell import ring_bell
 from agent_cli.tui.clipboard import PastedImages, paste_clipboard_image
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
@@ -285,6 +286,8 @@ class NerveApp(KeyActions):
             self.refresh_status()
             if self.queued:
                 self.call_later(self.start_turn, self.queued.pop(0))
+            elif not self.interrupted:
+                ring_bell(self)  # now it waits for the user
 
     @work(group="settle")
     async def _settle(self, widget: AssistantMessage) -> None:
@@ -398,6 +401,7 @@ class NerveApp(KeyActions):
         """AskUserQuestion's handler: the question modal (``agent_cli.tui.question``)."""
         from agent_cli.tui.question import ask_questions
 
+        ring_bell(self)
         with self.working.hidden():
             return await ask_questions(self, prompt)
 

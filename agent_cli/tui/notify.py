@@ -1,4 +1,5 @@
-"""Notification hooks from the app: a permission prompt is about to wait for the user.
+"""Notification hooks from the app: a permission prompt is about to wait for the user (and the
+bell rings if the settings ask for it, ``agent_cli.tui.bell``).
 
 The hooks run in the background, so a slow one never delays the prompt it announces; what they
 report (a crash, a timeout, ``systemMessage``) is shown as a warning. ``idle_prompt`` is fired
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.session.notification import PERMISSION_PROMPT, permission_message
+from agent_cli.tui.bell import ring_bell
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -36,4 +38,5 @@ def fire_notification(app: App[Any], notification_type: str, message: str) -> No
 
 def notify_permission(app: App[Any], tool_name: str) -> None:
     """A permission prompt for ``tool_name`` is about to wait for the user."""
+    ring_bell(app)
     fire_notification(app, PERMISSION_PROMPT, permission_message(tool_name))
