@@ -26,6 +26,8 @@ __all__ = [
     "success_response",
 ]
 
+_ABANDONED_KEPT = 256
+
 
 class ControlError(Exception):
     """A control request that got an error answer, or none (stdin closed)."""
@@ -68,6 +70,8 @@ class ControlChannel:
         self._closed: str | None = None
         # told (subtype, True) when a request goes out and (subtype, False) when it is settled
         self.watch: Callable[[str, bool], None] | None = None
+        # requests given up on (a hook's timeout, an interrupt): a late answer is named as such
+        self._abandoned: dict[str, str] = {}
 
     async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
         """Send a request and return the ``response`` object of its success answer."""
@@ -89,6 +93,11 @@ class ControlChannel:
             return await future
         finally:
             self._pending.pop(request_id, None)
+            if future.cancelled() or not future.done():  # the waiter was cancelled
+                future.cancel()
+                self._abandoned[request_id] = subtype
+                while len(self._abandoned) > _ABANDONED_KEPT:
+                    del self._abandoned[next(iter(self._abandoned))]
             if self.watch is not None:
                 self.watch(subtype, False)
 
@@ -99,6 +108,9 @@ class ControlChannel:
             return 'a control_response without a "response" object'
         request_id = response.get("request_id")
         future = self._pending.get(str(request_id))
+        if future is None and str(request_id) in self._abandoned:
+            subtype = self._abandoned.pop(str(request_id))
+            return f"a late answer to the {subtype} request {request_id!r}, no longer waited for"
         if future is None or future.done():
             return f"a control_response for an unknown request id {request_id!r}"
         if response.get("subtype") == "error":

@@ -361,3 +361,34 @@ async def test_permission_request_and_session_start_hooks_answer_through_the_sdk
     assert (harness.project / "made.txt").exists()
     assert not tool_results(got)["b1"].is_error
     assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "Made."
+
+
+def test_over_raw_pipes_a_hook_not_answered_in_time_denies_and_its_late_answer_is_named(
+    harness: Harness,
+) -> None:
+    from tests.agent_cli.frontends.test_sdk_protocol import SDK_ARGS, Pipe, control, user
+
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "touch ran.txt"}, id="b1")]),
+        Turn([text("Timed out, then.")], match=Match(tool_result_for="b1")),
+    )
+    server = harness.server(scenario)
+    slow = {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["cb_1"], "timeout": 0.2}]}
+    try:
+        pipe = Pipe(harness, server, [*SDK_ARGS, "--permission-mode", "bypassPermissions"])
+        pipe.send(control("i1", "initialize", hooks=slow), user("go"))
+        frames = pipe.until(lambda f: f["type"] == "control_request")
+        ask = frames[-1]
+        frames += pipe.until(lambda f: f["type"] == "result")  # nobody answered in time
+        late = {"subtype": "success", "request_id": ask["request_id"], "response": {}}
+        pipe.send(json.dumps({"type": "control_response", "response": late}))
+        rc, _, err = pipe.close()
+    finally:
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    assert not (harness.project / "ran.txt").exists()
+    denied = next(f for f in frames if f["type"] == "user")["message"]["content"][0]
+    assert denied["is_error"] and "timeout" in json.dumps(denied["content"])
+    assert f"a late answer to the hook_callback request {ask['request_id']!r}" in err, err
+    assert rc == 0
