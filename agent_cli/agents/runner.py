@@ -113,6 +113,7 @@ class _SubagentHooks:
             "agent_type": agent_type,
             "agent_transcript_path": str(transcript) if transcript else None,
         }
+        self._agent = {"agent_id": agent_id, "agent_type": agent_type}
 
     def has_hooks(self, event: str) -> bool:
         if event == "UserPromptSubmit":
@@ -120,6 +121,19 @@ class _SubagentHooks:
         if event == "Stop":
             event = "SubagentStop"
         return bool(self._inner.has_hooks(event))
+
+    # The child's tool calls name it, so a hook (an SDK callback) can tell parallel agents apart.
+    async def pre_tool_use(self, **kw: Any) -> Any:
+        return await self._inner.pre_tool_use(**kw, agent=self._agent)
+
+    async def post_tool_use(self, **kw: Any) -> Any:
+        return await self._inner.post_tool_use(**kw, agent=self._agent)
+
+    async def post_tool_use_failure(self, **kw: Any) -> Any:
+        return await self._inner.post_tool_use_failure(**kw, agent=self._agent)
+
+    async def permission_request(self, **kw: Any) -> Any:
+        return await self._inner.permission_request(**kw, agent=self._agent)
 
     async def run_event(self, event: str, payload: dict[str, Any], **kw: Any) -> Any:
         if event == "Stop":

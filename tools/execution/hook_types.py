@@ -6,6 +6,7 @@ and the loop only ever see these types, never raw hook output.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -68,7 +69,13 @@ class HookRunnerProtocol(Protocol):
     """What the pipeline and loop call. ``tools.execution.hooks.HookRunner`` implements it."""
 
     async def pre_tool_use(
-        self, *, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, permission_mode: str
+        self,
+        *,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_use_id: str,
+        permission_mode: str,
+        agent: Mapping[str, str] | None = None,
     ) -> PreToolUseOutcome: ...
 
     async def post_tool_use(
@@ -80,6 +87,7 @@ class HookRunnerProtocol(Protocol):
         tool_use_id: str,
         permission_mode: str,
         duration_ms: int | None = None,
+        agent: Mapping[str, str] | None = None,
     ) -> PostToolUseOutcome: ...
 
     async def post_tool_use_failure(
@@ -91,6 +99,7 @@ class HookRunnerProtocol(Protocol):
         error: str,
         permission_mode: str,
         is_interrupt: bool = False,
+        agent: Mapping[str, str] | None = None,
     ) -> HookEventOutcome: ...
 
     async def permission_request(
@@ -100,6 +109,7 @@ class HookRunnerProtocol(Protocol):
         tool_input: dict[str, Any],
         permission_mode: str,
         suggestions: list[dict[str, Any]],
+        agent: Mapping[str, str] | None = None,
     ) -> PermissionRequestOutcome: ...
 
     async def permission_denied(

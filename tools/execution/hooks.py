@@ -161,10 +161,20 @@ class HookRunner:
         return bool(self._handlers.get(event))
 
     async def pre_tool_use(
-        self, *, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, permission_mode: str
+        self,
+        *,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_use_id: str,
+        permission_mode: str,
+        agent: Mapping[str, str] | None = None,
     ) -> PreToolUseOutcome:
-        """Run PreToolUse hooks; decision deny > ask > allow, last ``updatedInput`` wins."""
+        """Run PreToolUse hooks; decision deny > ask > allow, last ``updatedInput`` wins.
+
+        ``agent`` (here and in the other tool events): the ``agent_id``/``agent_type`` of the
+        sub-agent whose call it is, which the payload carries (absent on the main thread)."""
         payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id}
+        payload.update(agent or {})
         effects = await self._fire("PreToolUse", payload, permission_mode, tool_name, tool_input)
         decisions = [e.decision for e in effects if e.decision is not None]
         decision = max(decisions) if decisions else None
@@ -188,6 +198,7 @@ class HookRunner:
         tool_use_id: str,
         permission_mode: str,
         duration_ms: int | None = None,
+        agent: Mapping[str, str] | None = None,
     ) -> PostToolUseOutcome:
         """Run PostToolUse hooks; the last ``updatedToolOutput`` in config order wins."""
         payload: dict[str, Any] = {
@@ -195,6 +206,7 @@ class HookRunner:
             "tool_input": tool_input,
             "tool_response": tool_response,
             "tool_use_id": tool_use_id,
+            **(agent or {}),
         }
         if duration_ms is not None:
             payload["duration_ms"] = duration_ms
@@ -213,6 +225,7 @@ class HookRunner:
         error: str,
         permission_mode: str,
         is_interrupt: bool = False,
+        agent: Mapping[str, str] | None = None,
     ) -> HookEventOutcome:
         """Run PostToolUseFailure hooks (cannot block; stderr of exit 2 goes to the model)."""
         payload = {
@@ -221,6 +234,7 @@ class HookRunner:
             "tool_use_id": tool_use_id,
             "error": error,
             "is_interrupt": is_interrupt,
+            **(agent or {}),
         }
         effects = await self._fire(
             "PostToolUseFailure", payload, permission_mode, tool_name, tool_input
@@ -234,12 +248,14 @@ class HookRunner:
         tool_input: dict[str, Any],
         permission_mode: str,
         suggestions: list[dict[str, Any]],
+        agent: Mapping[str, str] | None = None,
     ) -> PermissionRequestOutcome:
         """Run PermissionRequest hooks; any deny wins over allow."""
         payload = {
             "tool_name": tool_name,
             "tool_input": tool_input,
             "permission_suggestions": suggestions,
+            **(agent or {}),
         }
         effects = await self._fire(
             "PermissionRequest", payload, permission_mode, tool_name, tool_input

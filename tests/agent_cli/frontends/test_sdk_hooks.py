@@ -392,3 +392,32 @@ def test_over_raw_pipes_a_hook_not_answered_in_time_denies_and_its_late_answer_i
     assert denied["is_error"] and "timeout" in json.dumps(denied["content"])
     assert f"a late answer to the hook_callback request {ask['request_id']!r}" in err, err
     assert rc == 0
+
+
+async def test_a_sub_agents_tool_calls_carry_its_agent_id_and_type(harness: Harness) -> None:
+    agent = {"description": "look", "prompt": "SUBPROMPT", "subagent_type": "general-purpose"}
+    scenario = Scenario.of(
+        Turn([tool_use("Glob", {"pattern": "*"}, id="g0")]),
+        Turn([tool_use("Agent", agent, id="t_agent")], match=Match(tool_result_for="g0")),
+        Turn([tool_use("Glob", {"pattern": "*.txt"}, id="g1")], match=carrying("SUBPROMPT")),
+        Turn([text("sub done")], match=Match(tool_result_for="g1")),
+        Turn([text("all done")], match=Match(tool_result_for="t_agent")),
+    )
+    server = harness.server(scenario)
+    seen: list[dict[str, Any]] = []
+
+    async def note(hook_input: dict[str, Any], tool_use_id: str | None, _ctx: Any) -> Any:
+        seen.append(hook_input)
+        return {}
+
+    hooks = {
+        "PreToolUse": [sdk.HookMatcher(matcher="Glob", hooks=[note])],
+        "SubagentStop": [sdk.HookMatcher(hooks=[note])],
+    }
+    opts = options(harness, server, hooks=hooks, allowed_tools=["Agent"])
+    got = await run_query("look around", opts, server)
+    main, child, stop = seen
+    assert main["tool_use_id"] == "g0" and "agent_id" not in main and "agent_type" not in main
+    assert child["tool_use_id"] == "g1" and child["agent_type"] == "general-purpose"
+    assert stop["hook_event_name"] == "SubagentStop" and child["agent_id"] == stop["agent_id"]
+    assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "all done"
