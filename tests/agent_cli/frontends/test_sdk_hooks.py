@@ -5,6 +5,7 @@ callback that fails fails a guard closed; ``query()`` with hooks completes (it w
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -421,3 +422,42 @@ async def test_a_sub_agents_tool_calls_carry_its_agent_id_and_type(harness: Harn
     assert child["tool_use_id"] == "g1" and child["agent_type"] == "general-purpose"
     assert stop["hook_event_name"] == "SubagentStop" and child["agent_id"] == stop["agent_id"]
     assert isinstance(got[-1], sdk.ResultMessage) and got[-1].result == "all done"
+
+
+async def test_an_interrupt_while_a_hook_waits_ends_the_turn_and_the_session_goes_on(
+    harness: Harness,
+) -> None:
+    scenario = Scenario.of(
+        Turn([tool_use("Bash", {"command": "touch ran.txt"}, id="b1")]),
+        Turn([text("Still here.")], match=Match(contains_text="and now?")),
+    )
+    server = harness.server(scenario)
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(hook_input: dict[str, Any], tool_use_id: str | None, _ctx: Any) -> Any:
+        entered.set()
+        await release.wait()
+        return {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+        }
+
+    hooks = {"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[slow])]}
+    opts = options(harness, server, hooks=hooks, permission_mode="bypassPermissions")
+    try:
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("make a file")
+            await entered.wait()  # nerve is waiting for the hook's answer
+            await client.interrupt()
+            first = [m async for m in client.receive_response()]
+            release.set()  # the hook answers now, too late
+            await client.query("and now?")
+            second = [m async for m in client.receive_response()]
+    finally:
+        release.set()
+        server.stop()
+    assert server.failures == [], server.failures
+    server.assert_done()
+    stopped = first[-1]
+    assert isinstance(stopped, sdk.ResultMessage) and stopped.stop_reason == "aborted"
+    assert not (harness.project / "ran.txt").exists()
+    assert isinstance(second[-1], sdk.ResultMessage) and second[-1].result == "Still here."
