@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.slash.config_commands import CONFIG_COMMANDS, open_view
 from agent_cli.slash.context_commands import CONTEXT_COMMANDS
 from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
@@ -60,6 +61,7 @@ async def _permissions(host: SlashHost, args: str) -> None:
             lines += ["", "Settings problems (what they name is not in force):"]
             lines += [f"  {p}" for p in problems]
         host.say("\n".join(lines), "warning" if problems else "info")
+        open_view(host, "permissions")  # the app's editor: add and delete rules
         return
     if words[0] not in ("add", "remove") or len(words) < 3 or words[1] not in BEHAVIORS:
         host.say("usage: /permissions [add|remove <allow|ask|deny> <rule>]", "error")
@@ -260,6 +262,7 @@ def default_registry() -> SlashRegistry:
         registry.extend(BUILTIN_COMMANDS)
         registry.extend(CUSTOMIZE_COMMANDS)
         registry.extend(CONTEXT_COMMANDS)
+        registry.extend(CONFIG_COMMANDS)
         registry.extend(STATUS_COMMANDS)
         registry.extend(WORKSPACE_COMMANDS)
         _REGISTRY = registry

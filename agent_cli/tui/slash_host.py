@@ -70,6 +70,12 @@ class TuiSlashHost:
     def exit(self, code: int = 0) -> None:
         self.app.exit(code)
 
+    def open_view(self, name: str) -> bool:
+        """``/config`` and ``/permissions``: the app's screens for them."""
+        from agent_cli.tui.settings_screens import open_view
+
+        return open_view(self.app, name)
+
     async def submit_prompt(self, text: str) -> None:
         app = self.app
         if app.turn_running:

@@ -115,6 +115,7 @@ async def test_permissions_list_add_remove(session: FakeSession, make_app: Any) 
             "allow  Bash(git status)  (userSettings)",
             "deny   Read(./.env)  (projectSettings)",
         ]
+        await pilot.press("escape")  # the app also opened the rules editor
         await run(pilot, "/permissions add allow Bash(npm test *)")
         assert RuleView("allow", "Bash(npm test *)", "localSettings") in session.rule_list
         assert last_notice(app) == "Added allow rule Bash(npm test *) to local settings."
@@ -160,7 +161,12 @@ async def test_slash_completion(session: FakeSession, make_app: Any) -> None:
         assert not app.completion_list.display
         app.prompt_input.clear()
         await pilot.press("/", "c", "o")
-        assert [c.value for c in app.completion_list.items] == ["/compact ", "/context ", "/cost "]
+        assert [c.value for c in app.completion_list.items] == [
+            "/compact ",
+            "/config ",
+            "/context ",
+            "/cost ",
+        ]
         await pilot.press("s")
         assert [c.value for c in app.completion_list.items] == ["/cost "]
         await pilot.press("enter")  # Enter takes the completion and runs it

@@ -45,6 +45,7 @@ async def test_a_broken_user_settings_file_is_a_banner_before_any_prompt(
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Settings problems" in _notices(app)[-1])
         assert "settings.json:3:14: invalid JSON" in _notices(app)[-1]
+        await pilot.press("escape")  # close the rules editor /permissions opened
 
         pilot.app.prompt_input.load_text("hi")
         await pilot.press("enter")
