@@ -22,6 +22,7 @@ from agent_cli.tui.bell import ring_bell
 from agent_cli.tui.clipboard import PastedImages, paste_clipboard_image
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
 from agent_cli.tui.conversation import Conversation, entries_from_messages
+from agent_cli.tui.idle_gc import CHECK_INTERVAL_S, IdleCollector
 from agent_cli.tui.keys import KeyActions
 from agent_cli.tui.labels import status_parts
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
@@ -117,6 +118,9 @@ class NerveApp(KeyActions):
         self.status = StatusBar()
         self.pasted_images = PastedImages()  # Ctrl+V images until a prompt sends them
         self.status_line = CustomStatusLine()  # the statusLine setting's command, if any
+        self.idle_gc = IdleCollector(
+            lambda: self.prompt_input.last_key_time, lambda: self.turn_running
+        )
         self.prompt_input = PromptInput(
             history=self.history.entries(),
             completer=self._complete,
@@ -144,10 +148,13 @@ class NerveApp(KeyActions):
         keep_toasts_above(self.screen, self.prompt_input)
         self.refresh_status()
         self.set_interval(self.status_interval_s, self.refresh_status)
+        self.idle_gc.install()  # full collections between keystrokes (tui/idle_gc.py)
+        self.set_interval(CHECK_INTERVAL_S, self.idle_gc.tick)
         # The rest (building the session, the SDK) waits, so nothing competes with the paint.
         self.call_after_refresh(self.after_first_frame)
 
     async def on_unmount(self) -> None:
+        self.idle_gc.uninstall()
         await self.close_session()
 
     async def session_started(self, session: SessionPort) -> None:

@@ -1,0 +1,165 @@
+"""The TUI's garbage collection between keystrokes (``agent_cli.tui.idle_gc``).
+
+The collector is driven with a fake clock and the real ``gc`` module; each test puts the
+thresholds back and unfreezes what it froze, so the rest of the suite runs as before.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_cli.tui.idle_gc import IdleCollector
+from tests.agent_cli.tui.conftest import SIZE
+from tests.agent_cli.tui.fakes import FakeSession
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Node:
+    """A cycle-capable object a weak reference can watch."""
+
+    def __init__(self) -> None:
+        self.me: Node | None = self
+
+
+@pytest.fixture(autouse=True)
+def _restore_gc() -> Iterator[None]:
+    saved, enabled = gc.get_threshold(), gc.isenabled()
+    yield
+    gc.set_threshold(*saved)
+    gc.unfreeze()
+    if enabled:
+        gc.enable()
+
+
+def make_due(collector: IdleCollector) -> None:
+    """As many generation-1 collections as make a full one due."""
+    for _ in range(collector.due_after):
+        gc.collect(1)
+
+
+def collector(clock: Clock, last_key: float = 0.0, busy: bool = False) -> IdleCollector:
+    keys = {"last": last_key}
+    c = IdleCollector(
+        lambda: keys["last"], lambda: busy, idle_s=1.0, deep_idle_s=5.0, deep_min=1, clock=clock
+    )
+    c.install()
+    return c
+
+
+def test_install_turns_the_automatic_full_collection_off_and_uninstall_restores() -> None:
+    gc.set_threshold(700, 10, 10)
+    c = IdleCollector(lambda: 0.0)
+    c.install()
+    c.install()  # twice: still restores the original
+    gen0, gen1, gen2 = gc.get_threshold()
+    assert (gen0, gen1) == (700, 10) and gen2 > 10**6
+    assert c.due_after == 10
+    c.uninstall()
+    assert gc.get_threshold() == (700, 10, 10)
+    c.uninstall()
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_nothing_runs_until_a_full_collection_is_due() -> None:
+    clock = Clock()
+    c = collector(clock, last_key=clock.now - 2)  # idle, not yet quiet for a deep collection
+    gc.collect()
+    assert c.tick() is None
+    make_due(c)
+    assert c.tick() == "full"
+    assert c.tick() is None  # the count starts again
+
+
+def test_while_typing_only_the_young_generations_are_collected_and_frozen() -> None:
+    clock = Clock()
+    c = collector(clock, last_key=clock.now - 0.2)
+    gc.collect()
+    make_due(c)
+    frozen = gc.get_freeze_count()
+    assert c.tick() == "young"
+    assert gc.get_freeze_count() >= frozen
+    assert gc.get_count()[2] == 0
+
+
+def test_a_frozen_object_that_dies_is_reclaimed_by_the_deep_collection_once_quiet() -> None:
+    clock = Clock()
+    keys = {"last": clock.now - 0.2}
+    busy = {"turn": True}
+    c = IdleCollector(
+        lambda: keys["last"],
+        lambda: busy["turn"],
+        idle_s=1.0,
+        deep_idle_s=5.0,
+        deep_min=1,
+        clock=clock,
+    )
+    c.install()
+    node = Node()
+    ref = weakref.ref(node)
+    make_due(c)
+    assert c.tick() == "young"  # the node is alive: frozen with the rest
+    del node  # now garbage, in a cycle, but frozen: no ordinary collection sees it
+    gc.collect()
+    assert ref() is not None
+    clock.now += 10  # no key for 10 s, but a turn is running: no deep collection
+    assert c.tick() is None
+    assert ref() is not None
+    busy["turn"] = False
+    assert c.tick() == "deep"
+    assert ref() is None
+    assert c.deep_collections == 1
+    assert c.tick() is None  # nothing frozen since: no second deep collection
+
+
+def test_no_deep_collection_until_enough_was_frozen_since_start_up() -> None:
+    clock = Clock()
+    keys = {"last": clock.now - 0.2}
+    c = IdleCollector(lambda: keys["last"], idle_s=1.0, deep_idle_s=5.0, clock=clock)
+    c.install()  # default deep_min: start-up's frozen objects are not counted
+    gc.collect()
+    clock.now += 60
+    assert c.tick() is None
+    assert c.deep_collections == 0
+
+
+def test_start_ups_pause_wins() -> None:
+    clock = Clock()
+    c = collector(clock, last_key=clock.now - 2)
+    make_due(c)
+    gc.disable()
+    assert c.tick() is None
+    gc.enable()
+    assert c.tick() == "full"
+
+
+def test_uninstalled_collector_does_nothing() -> None:
+    c = IdleCollector(lambda: 0.0)
+    make_due(c)
+    assert c.tick() is None
+
+
+async def test_the_app_owns_generation_2_while_it_runs(make_app: Any) -> None:
+    gc.set_threshold(700, 10, 10)
+    session = FakeSession()
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.idle_gc.installed
+        assert gc.get_threshold()[2] > 10**6
+        await pilot.press("a")
+        assert app.prompt_input.last_key_time == app.idle_gc.last_key()
+        assert app.idle_gc.busy() is False
+    assert gc.get_threshold() == (700, 10, 10)
+    session.check()
