@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from agent_cli import __version__, gc_pause
+from agent_cli import __version__, gc_pause, pydantic_plugins
 
 __all__ = ["main"]
 
@@ -122,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         args = sys.argv[1:]
         gc_pause.pause()  # until the session is built (see agent_cli.gc_pause)
+        pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
         try:
             rc = _main(args)
         except BrokenPipeError:
