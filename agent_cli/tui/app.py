@@ -309,7 +309,9 @@ class NerveApp(KeyActions):
     async def _new_assistant(self, fence: Any) -> None:
         from agent_cli.tui.markdown import AssistantMessage
 
-        self._assistant = AssistantMessage(stats=self.stream_stats, fence=fence)
+        self._assistant = AssistantMessage(
+            stats=self.stream_stats, fence=fence, typing=self.idle_gc.typing
+        )
         await self.conversation.add(self._assistant)
 
     async def _end_text(self) -> None:

@@ -8,6 +8,7 @@ assistant text (streamed or stored) arrives.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown, Static
@@ -17,9 +18,12 @@ from agent_cli.tui.stream_split import FenceTracker, split_point
 from agent_cli.tui.widgets import StreamStats
 from tools.terminal_text import StreamNeutralizer
 
-__all__ = ["APPEND_INTERVAL_S", "AssistantMessage", "MarkdownText"]
+__all__ = ["APPEND_INTERVAL_S", "TYPING_APPEND_INTERVAL_S", "AssistantMessage", "MarkdownText"]
 
 APPEND_INTERVAL_S = 0.05
+# While the user types, the answer refreshes less often: each append re-lays out and repaints
+# the conversation (~10-15 ms), and a keystroke's echo waits behind it (bench/keystroke.py).
+TYPING_APPEND_INTERVAL_S = 0.2
 
 
 class MarkdownText(Static):
@@ -41,10 +45,16 @@ class AssistantMessage(Markdown):
     Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
     that arrives is joined into the next one, so the UI keeps up however fast the model streams
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
+    Appends are at most ``APPEND_INTERVAL_S`` apart, ``TYPING_APPEND_INTERVAL_S`` while
+    ``typing()`` says the user is typing (the input's echo goes first).
     """
 
     def __init__(
-        self, text: str = "", stats: StreamStats | None = None, fence: FenceTracker | None = None
+        self,
+        text: str = "",
+        stats: StreamStats | None = None,
+        fence: FenceTracker | None = None,
+        typing: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__(clean(text), classes="assistant")
         self._pending: list[str] = []
@@ -56,6 +66,7 @@ class AssistantMessage(Markdown):
         self.fed_chars = 0
         self.fence = fence if fence is not None else FenceTracker()  # carried to the next part
         self._neutralizer = StreamNeutralizer()
+        self.typing = typing
 
     @property
     def backlog(self) -> int:
@@ -94,8 +105,11 @@ class AssistantMessage(Markdown):
                 await asyncio.shield(self.append("".join(batch)))
                 self.rendered += len(batch)
                 self.stats.rendered += len(batch)
-                # at most ~20 appends a second: each is a re-layout, and keys wait behind it
-                await asyncio.sleep(APPEND_INTERVAL_S)
+                # at most ~20 appends a second (~5 while typing): each is a re-layout, and
+                # keys wait behind it
+                await asyncio.sleep(
+                    TYPING_APPEND_INTERVAL_S if self.typing() else APPEND_INTERVAL_S
+                )
         except asyncio.CancelledError:
             pass
         if self._pending:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_cli.tui.idle_gc import IdleCollector
-from tests.agent_cli.tui.conftest import SIZE
+from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 
 
@@ -51,9 +51,7 @@ def make_due(collector: IdleCollector) -> None:
 
 def collector(clock: Clock, last_key: float = 0.0, busy: bool = False) -> IdleCollector:
     keys = {"last": last_key}
-    c = IdleCollector(
-        lambda: keys["last"], lambda: busy, idle_s=1.0, deep_idle_s=5.0, deep_min=1, clock=clock
-    )
+    c = IdleCollector(lambda: keys["last"], lambda: busy, idle_s=1.0, deep_idle_s=5.0, clock=clock)
     c.install()
     return c
 
@@ -102,7 +100,6 @@ def test_a_frozen_object_that_dies_is_reclaimed_by_the_deep_collection_once_quie
         lambda: busy["turn"],
         idle_s=1.0,
         deep_idle_s=5.0,
-        deep_min=1,
         clock=clock,
     )
     c.install()
@@ -123,12 +120,10 @@ def test_a_frozen_object_that_dies_is_reclaimed_by_the_deep_collection_once_quie
     assert c.tick() is None  # nothing frozen since: no second deep collection
 
 
-def test_no_deep_collection_until_enough_was_frozen_since_start_up() -> None:
+def test_no_deep_collection_until_the_collector_froze_something() -> None:
     clock = Clock()
-    keys = {"last": clock.now - 0.2}
-    c = IdleCollector(lambda: keys["last"], idle_s=1.0, deep_idle_s=5.0, clock=clock)
-    c.install()  # default deep_min: start-up's frozen objects are not counted
-    gc.collect()
+    c = collector(clock, last_key=clock.now - 0.2)
+    gc.freeze()  # as start-up does: not the collector's, so no deep collection for it
     clock.now += 60
     assert c.tick() is None
     assert c.deep_collections == 0
@@ -162,4 +157,32 @@ async def test_the_app_owns_generation_2_while_it_runs(make_app: Any) -> None:
         assert app.prompt_input.last_key_time == app.idle_gc.last_key()
         assert app.idle_gc.busy() is False
     assert gc.get_threshold() == (700, 10, 10)
+    session.check()
+
+
+def test_typing_means_a_key_within_idle_s() -> None:
+    clock = Clock()
+    keys = {"last": 0.0}
+    c = IdleCollector(lambda: keys["last"], idle_s=1.0, clock=clock)
+    assert not c.typing()
+    keys["last"] = clock.now - 0.5
+    assert c.typing()
+    clock.now += 1.0
+    assert not c.typing()
+
+
+async def test_a_streamed_answer_paces_its_appends_by_the_apps_typing(make_app: Any) -> None:
+    from agent_cli.loop.events import TextDelta, TurnFinished
+    from agent_cli.tui.markdown import AssistantMessage
+
+    session = FakeSession()
+    session.turns = [[TextDelta("hello "), TextDelta("world"), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running and app.query(".assistant"))
+        streamed = [w for w in app.query(".assistant") if isinstance(w, AssistantMessage)]
+        assert streamed and all(w.typing == app.idle_gc.typing for w in streamed)
+        assert "hello world" in streamed[0].source
     session.check()
