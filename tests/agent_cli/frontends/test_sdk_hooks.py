@@ -221,9 +221,9 @@ async def test_a_callback_that_raises_denies_the_call_unless_its_matcher_says_co
     async def broken(hook_input: dict[str, Any], tool_use_id: str | None, _ctx: Any) -> Any:
         raise RuntimeError(f"guard crashed on {hook_input['tool_name']}")
 
-    hooks = {
+    hooks = {  # "block" also makes the SDK check that initialize says nerve honours it
         "PreToolUse": [
-            sdk.HookMatcher(matcher="Bash", hooks=[broken]),
+            sdk.HookMatcher(matcher="Bash", hooks=[broken], on_failure="block"),
             sdk.HookMatcher(matcher="Read", hooks=[broken], on_failure="continue"),
         ]
     }
