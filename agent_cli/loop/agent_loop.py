@@ -60,7 +60,7 @@ from tools.base import Tool
 from tools.context import AbortSignal, ToolUseContext
 from tools.execution.budget import ConversationBudget
 from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline_types import CallOutcome, ToolCall, find_tool
+from tools.execution.pipeline_types import CallOutcome, ToolCall, call_header
 from tools.registry import tools_for_api
 
 __all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]
@@ -341,13 +341,7 @@ class AgentLoop:
 
         def on_tool_use(block_id: str, name: str, tool_input: Any) -> None:
             # A non-object input is handed on as sent: the pipeline rejects it for the model.
-            tool = find_tool(self.tools, name)
-            header = name
-            if tool is not None and isinstance(tool_input, dict):
-                try:
-                    header = tool.describe_call(tool.input_model.model_validate(tool_input))
-                except Exception:
-                    header = name
+            header = call_header(self.tools, name, tool_input)
             shown = dict(tool_input) if isinstance(tool_input, dict) else {}
             emit(ToolStarted(block_id, name, shown, header))
             self.recorder.tool_use(block_id, name, tool_input)  # before it can run

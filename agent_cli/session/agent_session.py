@@ -24,6 +24,7 @@ from agent_cli.session.context_ops import SessionContextOps, wire_checkpoints
 from agent_cli.session.custom import run_prompt
 from agent_cli.session.notification import SessionNotifications
 from agent_cli.session.port import PermissionHandler, QuestionHandler
+from agent_cli.session.restored_calls import restored_calls
 from agent_cli.session.resume import (
     SessionError,
     find_session,
@@ -35,6 +36,7 @@ from agent_cli.session.transcript_open import open_transcript
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, RuleSource
 from tools.context import ToolUseContext
+from tools.execution.pipeline_types import call_header
 from tools.file_context import FILE_CONTEXT_KEY
 
 __all__ = ["AgentSession", "SessionError", "find_session"]
@@ -73,6 +75,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
         self._mcp_pending = mcp is not None
         self._start_source: str | None = "resume" if messages else "startup"
         self._restored: list[dict[str, Any]] = list(messages or [])
+        self.restored_calls: dict[str, dict[str, Any]] = {}  # tool_use id -> its output's view
         self.loop = AgentLoop(
             model=model_client,
             model_name=model_name,
@@ -274,6 +277,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
         self.restored_tasks = list(reader.background_tasks)
         self.warnings += reader.warnings
         self.loop.messages[:] = repair_for_resume(reader, self.transcript)
+        self.restored_calls = restored_calls(reader.records)
         self.loop.compaction.meter.reset()
         restore_todos(self.ctx.state.shared, self.loop.messages)
         wire_checkpoints(self.loop, self.transcript, reader)  # after: a compaction's todo list
@@ -282,6 +286,10 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
 
     def restored_messages(self) -> list[dict[str, Any]]:
         return list(self._restored)
+
+    def describe_call(self, name: str, tool_input: Any) -> str:
+        """The header a call of ``name`` with ``tool_input`` is shown under, as live."""
+        return call_header(self.loop.tools, name, tool_input)
 
     def prewarm(self) -> None:
         """Import the model SDK in the background (call after the UI's first frame)."""

@@ -19,6 +19,7 @@ from agent_cli.options import RunOptions
 from agent_cli.session.context_ops import wire_context
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.environment import session_environ
+from agent_cli.session.restored_calls import restored_calls
 from agent_cli.session.resume import (
     SessionError,
     find_session,
@@ -225,6 +226,8 @@ def build_session(
         restored_tasks=reader.background_tasks if reader else None,
         mcp=mcp,
     )
+    if reader is not None:  # how the resumed calls were shown (session.restored_calls)
+        session.restored_calls = restored_calls(reader.records)
     _wire_subagents(session, env, client, project_trusted=trusted)
     wire_customizations(session, commands, settings.project_root)
     wire_context(session, settings, reader)

@@ -21,7 +21,7 @@ from agent_cli.tui.banner import startup_problems_text
 from agent_cli.tui.bell import ring_bell
 from agent_cli.tui.clipboard import PastedImages, paste_clipboard_image
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
-from agent_cli.tui.conversation import Conversation, entries_from_messages
+from agent_cli.tui.conversation import Conversation, stored_entries
 from agent_cli.tui.idle_gc import CHECK_INTERVAL_S, IdleCollector
 from agent_cli.tui.keys import KeyActions
 from agent_cli.tui.labels import status_parts
@@ -105,6 +105,7 @@ class NerveApp(KeyActions):
         self._assistant: AssistantMessage | None = None
         self.stream_stats = StreamStats()
         self._tool_widgets: dict[str, ToolCall] = {}
+        self.call_views: dict[str, dict[str, Any]] = {}  # tool_use id -> its output's view
         self._perm_lock = asyncio.Lock()
         self._last_ctrl_d = 0.0
         self._last_ctrl_c = 0.0
@@ -165,7 +166,7 @@ class NerveApp(KeyActions):
         restored = getattr(session, "restored_messages", None)
         messages = restored() if callable(restored) else []
         if messages:  # `nerve -c` / `nerve -r ID`: show where the conversation was
-            await self.conversation.load(entries_from_messages(messages))
+            await self.conversation.load(stored_entries(self, messages))
             self.say(f"Resumed session {session.session_id}.")
         elif self.open_resume_picker:
             await run_slash(self, "resume", "")
@@ -448,6 +449,6 @@ class NerveApp(KeyActions):
         except Exception as exc:
             self.say(f"Could not resume {session_id}: {exc}", "error")
             return
-        await self.conversation.load(entries_from_messages(messages))
+        await self.conversation.load(stored_entries(self, messages))
         self.say(f"Resumed session {self.session.session_id}.")  # a copy, if another has it
         self.refresh_status()

@@ -8,17 +8,20 @@ where it was, so opening a long session costs the same as opening a short one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_cli.session.attachment_text import attachment_line
-from agent_cli.slash.views import content_text, tool_header
+from agent_cli.slash.views import content_text
 from agent_cli.transcripts.commands import typed_command
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
-__all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages"]
+if TYPE_CHECKING:
+    from agent_cli.tui.stored_calls import StoredCalls
+
+__all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages", "stored_entries"]
 
 WINDOW = 50
 
@@ -32,15 +35,24 @@ class Entry:
     header: str = ""
     tool_use_id: str = ""
     is_error: bool = False
+    expanded: bool = False  # a tool result shown whole (a todo checklist)
+    detail: str | None = None  # what the full transcript (Ctrl+O) shows instead of ``text``
 
 
-def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
-    """API-shaped messages (``role`` + string or block ``content``) as display entries.
+def entries_from_messages(
+    messages: list[dict[str, Any]], calls: StoredCalls | None = None
+) -> list[Entry]:
+    """API-shaped messages (``role`` + string or block ``content``) as display entries; tool
+    calls as ``calls`` shows them (``tui.stored_calls``: as they were shown live).
 
     Unknown shapes are skipped, never fatal: transcripts from other versions must open.
     """
+    from agent_cli.tui.stored_calls import StoredCalls
+
+    calls = calls if calls is not None else StoredCalls()
     entries: list[Entry] = []
     tools: dict[str, int] = {}
+    called: dict[str, tuple[str, Any]] = {}  # tool_use id -> (name, input)
     for msg in messages:
         if not isinstance(msg, dict):
             continue
@@ -72,18 +84,33 @@ def entries_from_messages(messages: list[dict[str, Any]]) -> list[Entry]:
             elif kind == "tool_use":
                 tid = str(block.get("id", ""))
                 tools[tid] = len(entries)
-                header = tool_header(str(block.get("name", "?")), block.get("input"))
+                name = str(block.get("name", "?"))
+                called[tid] = (name, block.get("input"))
+                header = calls.header(name, block.get("input"))
                 entries.append(Entry("tool", "", header=header, tool_use_id=tid))
             elif kind == "tool_result":
                 tid = str(block.get("tool_use_id", ""))
-                text = content_text(block.get("content"))
                 err = bool(block.get("is_error"))
+                name, tool_input = called.get(tid, ("Tool", None))
+                view = calls.result(tid, name, tool_input, block.get("content"), err)
+                detail = content_text(view.detail) if view.detail is not None else None
+                header = entries[tools[tid]].header if tid in tools else "Tool"
+                entry = Entry(
+                    "tool", content_text(view.text), header, tid, err, view.expanded, detail
+                )
                 if tid in tools:
-                    old = entries[tools[tid]]
-                    entries[tools[tid]] = Entry("tool", text, old.header, tid, err)
+                    entries[tools[tid]] = entry
                 else:
-                    entries.append(Entry("tool", text, "Tool", tid, err))
+                    entries.append(entry)
     return entries
+
+
+def stored_entries(app: Any, messages: list[dict[str, Any]]) -> list[Entry]:
+    """``messages`` as ``app`` shows them: its session's headers and stored outputs, and the
+    outputs of the calls it showed live (``tui.stored_calls``)."""
+    from agent_cli.tui.stored_calls import stored_calls_of
+
+    return entries_from_messages(messages, stored_calls_of(app))
 
 
 def _widget_for(entry: Entry) -> Widget:
@@ -95,7 +122,7 @@ def _widget_for(entry: Entry) -> Widget:
         return MarkdownText(entry.text)
     if entry.kind == "tool":
         w = ToolCall(entry.tool_use_id, entry.header)
-        w.finish(entry.text, entry.is_error)
+        w.finish(entry.text, entry.is_error, expanded=entry.expanded, detail=entry.detail)
         return w
     return NoticeLine(entry.text, "info")
 

@@ -42,6 +42,8 @@ class MarkdownText(Static):
 class AssistantMessage(Markdown):
     """Assistant text, streamed.
 
+    Once finished, the blocks give way to one Rich Markdown, as in ``MarkdownText`` (``_settle``).
+
     Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
     that arrives is joined into the next one, so the UI keeps up however fast the model streams
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
@@ -128,3 +130,13 @@ class AssistantMessage(Markdown):
                 await asyncio.sleep(0.005)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        await self._settle()
+
+    async def _settle(self) -> None:
+        """The finished text as ONE Rich Markdown inside this widget, painted as a stored
+        message (``MarkdownText``) is: ``nerve -c`` shows a table, code, lists exactly as they
+        were; one widget instead of one per block."""
+        if not self.is_attached or not self.source.strip():
+            return
+        await self.remove_children()
+        await self.mount(Static(RichMarkdown(self.source), classes="settled"))

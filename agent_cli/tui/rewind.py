@@ -111,7 +111,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
 async def apply_rewind(app: Any, choice: RewindChoice) -> None:
     """Carry out ``choice`` in ``app`` (a ``NerveApp``) and say what changed."""
-    from agent_cli.tui.conversation import entries_from_messages
+    from agent_cli.tui.conversation import stored_entries
 
     try:
         result = app.session.rewind(
@@ -123,7 +123,7 @@ async def apply_rewind(app: Any, choice: RewindChoice) -> None:
     lines = []
     if choice.conversation:
         messages = getattr(app.session, "conversation_messages", None)
-        await app.conversation.load(entries_from_messages(messages() if callable(messages) else []))
+        await app.conversation.load(stored_entries(app, messages() if callable(messages) else []))
         app.prompt_input.load_text(result.prompt)  # the prompt, back for editing
         lines.append(f"Rewound the conversation ({result.messages_removed} messages removed).")
     if choice.files:

@@ -16,6 +16,7 @@ from agent_cli.loop.events import (
     ToolProgress,
     ToolStarted,
 )
+from agent_cli.session.restored_calls import view_fields
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
 from agent_cli.tui.summaries import UserView, rejected_label, user_view
@@ -43,6 +44,8 @@ async def show_tool_event(app: Any, event: Any) -> bool:
             w = widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
             await app.conversation.add(w)
         view = user_view(event.name, event.content, event.is_error, event.output, app.cwd)
+        if fields := view_fields(event.output):  # for a reload (/rewind) to show it the same
+            app.call_views[event.tool_use_id] = fields
         rejected = rejected_text(app, event.tool_use_id)
         if rejected is not None:  # what the user said, not the text written for the model
             view = UserView(rejected_label(event.name, w.tool_input, rejected, app.cwd))

@@ -33,6 +33,7 @@ __all__ = [
     "CallState",
     "SafetyClassifier",
     "ToolCall",
+    "call_header",
     "cancelled_outcome",
     "dump_input",
     "find_tool",
@@ -232,6 +233,18 @@ def find_tool(tools: Sequence[Tool[Any]], name: str) -> Tool[Any] | None:
         if name in tool.aliases:
             return tool
     return None
+
+
+def call_header(tools: Sequence[Tool[Any]], name: str, tool_input: Any) -> str:
+    """The line a call is shown under (``Bash(git status)``): the tool's own ``describe_call``,
+    or the bare name for an unknown tool or an input it does not accept."""
+    tool = find_tool(tools, name)
+    if tool is None or not isinstance(tool_input, dict):
+        return name
+    try:
+        return tool.describe_call(tool.input_model.model_validate(tool_input))
+    except Exception:
+        return name
 
 
 def system_reminder(text: str) -> dict[str, Any]:
