@@ -299,13 +299,8 @@ class NerveApp(KeyActions):
 
     @work(group="settle")
     async def _settle(self, widget: AssistantMessage) -> None:
-        """Drain a finished stream chunk, then swap it for a single-widget rendering."""
-        from agent_cli.tui.markdown import MarkdownText
-
+        """Drain a finished stream chunk; it settles into one widget (``AssistantMessage``)."""
         await widget.finish()
-        if widget.is_attached and widget.source.strip():
-            await self.conversation.mount(MarkdownText(widget.source), before=widget)
-            await widget.remove()
 
     async def _new_assistant(self, fence: Any) -> None:
         from agent_cli.tui.markdown import AssistantMessage

@@ -42,7 +42,7 @@ class MarkdownText(Static):
 class AssistantMessage(Markdown):
     """Assistant text, streamed.
 
-    Once finished, the blocks give way to one Rich Markdown, as in ``MarkdownText`` (``_settle``).
+    Once finished, the blocks give way to one ``MarkdownText`` inside it (``_settle``).
 
     Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
     that arrives is joined into the next one, so the UI keeps up however fast the model streams
@@ -121,7 +121,7 @@ class AssistantMessage(Markdown):
             self.stats.rendered += len(batch)
 
     async def finish(self) -> None:
-        """Render whatever is queued and stop the updater."""
+        """Render whatever is queued, stop the updater, then ``_settle``."""
         self._queue(self._neutralizer.flush())  # a sequence the answer never closed
         task, self._stream_task = self._stream_task, None
         if task is not None:
@@ -133,10 +133,13 @@ class AssistantMessage(Markdown):
         await self._settle()
 
     async def _settle(self) -> None:
-        """The finished text as ONE Rich Markdown inside this widget, painted as a stored
-        message (``MarkdownText``) is: ``nerve -c`` shows a table, code, lists exactly as they
-        were; one widget instead of one per block."""
+        """The finished text as ONE ``MarkdownText`` inside this widget, painted as a stored
+        message is: ``nerve -c`` shows a table, code, lists exactly as they were; one widget
+        instead of one per block. This widget stays (with the ``assistant`` class and the
+        ``source``), so nothing is replaced in the conversation."""
         if not self.is_attached or not self.source.strip():
             return
+        inner = MarkdownText(self.source)
+        inner.set_classes("settled")  # the text of this message, not another message
         await self.remove_children()
-        await self.mount(Static(RichMarkdown(self.source), classes="settled"))
+        await self.mount(inner)
