@@ -65,6 +65,8 @@ TOGGLES: Final[tuple[Toggle, ...]] = (
         "now",
     ),
     Toggle(("alwaysThinkingEnabled",), "Extended thinking", (False, True), "next session"),
+    Toggle(("theme",), "Theme", ("dark", "light", "dark-ansi", "light-ansi"), "now"),
+    Toggle(("verbose",), "Verbose (every tool result whole)", (False, True), "now"),
 )
 
 
@@ -177,7 +179,7 @@ def apply_toggle(
     merged = getattr(loaded, "merged", None)
     if toggle.effect == "now" and merged is not None and len(toggle.keys) == 1:
         extras = merged.model_extra
-        if extras is not None:  # the bell reads the live value
+        if extras is not None:  # the app reads the live value (the bell, theme, verbose)
             extras[toggle.keys[0]] = value
     when = "now" if toggle.effect == "now" else "from the next session"
     return f"Saved {toggle.dotted} = {shown} to {path}; it applies {when}."

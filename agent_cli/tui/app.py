@@ -25,6 +25,7 @@ from agent_cli.tui.conversation import Conversation, stored_entries
 from agent_cli.tui.idle_gc import CHECK_INTERVAL_S, IdleCollector
 from agent_cli.tui.keys import KeyActions
 from agent_cli.tui.labels import status_parts
+from agent_cli.tui.preferences import apply_preferences
 from agent_cli.tui.prompt_input import CompletionList, PromptInput
 from agent_cli.tui.slash_host import (
     is_memory_note,
@@ -397,6 +398,7 @@ class NerveApp(KeyActions):
     def _attach_handlers(self, session: SessionPort) -> None:
         if (problem := self.status_line.attach(session, self.cwd)) is not None:
             self.say(problem, "warning")
+        apply_preferences(self, session)  # theme, verbose
         session.set_permission_handler(self.ask_permission)
         set_questions = getattr(session, "set_question_handler", None)
         if set_questions is not None:

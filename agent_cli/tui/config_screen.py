@@ -95,6 +95,10 @@ class ConfigScreen(ModalScreen[None]):
             self._show(error=True)
             return
         self.values[toggle.dotted] = value
+        if toggle.effect == "now":
+            from agent_cli.tui.preferences import apply_preferences
+
+            apply_preferences(self.app, self.session)
         self.where[toggle.dotted] = "saved to user settings"
         olist = self.query_one("#config-toggles", OptionList)
         index = TOGGLES.index(toggle)

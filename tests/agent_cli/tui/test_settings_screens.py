@@ -66,6 +66,8 @@ async def test_config_lists_sources_and_saves_changes(
             f'Default permission mode: "plan"  (from {shared})',
             'Notifications (terminal bell): "notifications_disabled"  (from ~/.claude/settings.json)',
             "Extended thinking: false  (not set)",
+            'Theme: "dark"  (not set)',
+            "Verbose (every tool result whole): false  (not set)",
         ]
         assert not bell_wanted(app.session)
         await pilot.press("down", "enter")  # the bell: on, and at once
@@ -198,3 +200,20 @@ def test_rule_lines_parse() -> None:
         parse_rule_line("Bash(ls)")
     with pytest.raises(ValueError, match="unknown file '@home'"):
         parse_rule_line("deny Read @home")
+
+
+async def test_theme_and_verbose_apply_at_start_and_at_once(project: Path) -> None:  # noqa: F811
+    user = _user_file(project)
+    _write(user, {"theme": "light", "verbose": True})
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-light" and app.transcript_full
+        screen = await _open(pilot, "/config", ConfigScreen)
+        await pilot.press("down", "down", "down", "enter")  # light -> dark-ansi
+        await pilot.pause()
+        assert app.theme == "ansi-dark" and screen.message.endswith("it applies now.")
+        await pilot.press("down", "enter")  # verbose off
+        await pilot.pause()
+        assert not app.transcript_full
+    assert json.loads(user.read_text()) == {"theme": "dark-ansi", "verbose": False}
