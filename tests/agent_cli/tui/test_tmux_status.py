@@ -58,3 +58,23 @@ def test_status_line_colours_show_and_the_bell_rings(tmp_path: Path) -> None:
         )
     finally:
         term.close()
+
+
+def test_the_ctrl_d_toast_leaves_the_input_whole(tmp_path: Path) -> None:
+    term = Term(tmp_path, {"turns": []}, size=(80, 24))
+    try:
+        term.wait_for("Welcome to Nerve", "the first frame")
+        term.keys("C-d")
+        term.wait_for("Press Ctrl+D again to exit", "the toast")
+        lines = term.screen().splitlines()
+        top = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("╭"))
+        bottom = next(i for i in range(top + 1, len(lines)) if lines[i].lstrip().startswith("╰"))
+        toast = next(i for i, ln in enumerate(lines) if "Press Ctrl+D again" in ln)
+        assert toast < top, "\n".join(lines)  # above the input, not over it
+        for border in (lines[top], lines[bottom]):  # both borders drawn end to end
+            assert border.strip()[1:-1].strip("─") == "", border
+            assert border.rstrip().endswith(("╮", "╯")), border
+        for inside in lines[top + 1 : bottom]:
+            assert inside.rstrip().endswith("│"), inside
+    finally:
+        term.close()
