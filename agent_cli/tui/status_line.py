@@ -181,7 +181,8 @@ class CustomStatusLine(Static):
         merged = getattr(settings, "merged", None)
         extras = merged.extras() if merged is not None and hasattr(merged, "extras") else {}
         self.setting, problem = parse_status_line(extras.get("statusLine"))
-        self._session, self._cwd = session, cwd
+        # the session's own directory: with --worktree it is not the app's
+        self._session, self._cwd = session, Path(getattr(session, "cwd", None) or cwd)
         self._shown_key = None
         return problem
 
