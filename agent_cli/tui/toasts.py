@@ -23,7 +23,11 @@ def keep_toasts_above(screen: Screen[Any], widget: Widget) -> None:
     """Keep ``screen``'s toasts above ``widget`` (re-placed after each layout of the screen)."""
 
     def place(_: Screen[Any]) -> None:
-        if not widget.is_attached or not widget.display:
+        # Under a modal screen the input has no region to measure (and toasts show on the
+        # modal's own rack): placing then would flip the margin at every layout.
+        if not screen.is_current or not widget.is_attached or not widget.display:
+            return
+        if not widget.region.height:
             return
         try:
             rack = screen.query_one(f"#{RACK_ID}")

@@ -44,3 +44,36 @@ async def test_a_taller_input_pushes_the_toasts_up(session: FakeSession, make_ap
             assert not toast.region.overlaps(box), (toast.region, box)
             assert toast.region.bottom <= box.y
         assert max(t.region.bottom for t in _toasts(app)) == box.y
+
+
+async def test_a_modal_screen_leaves_the_toast_place_alone(
+    session: FakeSession, make_app: Any
+) -> None:
+    from textual.screen import ModalScreen
+    from textual.widgets import Static
+
+    from agent_cli.tui.toasts import RACK_ID
+
+    class Modal(ModalScreen[None]):
+        def compose(self) -> Any:
+            yield Static("modal")
+
+    app = make_app(session)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        main = app.screen
+        rack = main.query_one(f"#{RACK_ID}")
+        await pilot.pause()
+        placed = rack.styles.margin.bottom
+        assert placed == SIZE[1] - app.prompt_input.region.y
+        await app.push_screen(Modal())
+        await pilot.pause()
+        main.refresh(layout=True)  # the main screen lays out again under the modal
+        await pilot.pause()
+        assert rack.styles.margin.bottom == placed
+        app.pop_screen()
+        await pilot.pause()
+        app.notify("after the modal", timeout=30)
+        await wait_for(pilot, lambda: _toasts(app))
+        await pilot.pause()
+        (toast,) = _toasts(app)
+        assert toast.region.bottom == app.prompt_input.region.y
