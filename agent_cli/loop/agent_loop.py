@@ -36,6 +36,7 @@ from agent_cli.loop.events import (
     Notice,
     PermissionDecided,
     TextDelta,
+    ThinkingBlock,
     ToolFinished,
     ToolStarted,
     TurnFinished,
@@ -53,6 +54,7 @@ from agent_cli.loop.turn_context import (
     result_summary,
     usage_dict,
 )
+from agent_cli.model.thinking import ThinkingChoice
 from agent_cli.model.turn import AssistantTurn, ModelError
 from agent_cli.model.usage import SessionUsage, Usage, cost_usd
 from permissions.types import Decision
@@ -88,7 +90,8 @@ class ModelPort(Protocol):
         on_retry: Callable[[Any], None],
         abort: AbortSignal,
         model: str | None = None,
-        thinking: bool = False,
+        thinking: bool | ThinkingChoice = False,
+        on_block: Callable[[dict[str, Any]], None] | None = None,
     ) -> AssistantTurn: ...
 
 
@@ -148,6 +151,7 @@ class AgentLoop:
         self.checkpoints: Any = None
         self._abort: AbortSignal | None = None
         self.permission_denials: list[dict[str, Any]] = []
+        self.thinking: bool | ThinkingChoice = True  # as configured, or what /model chose
 
     # -- public --------------------------------------------------------------------------------
 
@@ -341,9 +345,8 @@ class AgentLoop:
 
         def on_tool_use(block_id: str, name: str, tool_input: Any) -> None:
             # A non-object input is handed on as sent: the pipeline rejects it for the model.
-            header = call_header(self.tools, name, tool_input)
             shown = dict(tool_input) if isinstance(tool_input, dict) else {}
-            emit(ToolStarted(block_id, name, shown, header))
+            emit(ToolStarted(block_id, name, shown, call_header(self.tools, name, tool_input)))
             self.recorder.tool_use(block_id, name, tool_input)  # before it can run
             executor.add(ToolCall(block_id, name, tool_input))
 
@@ -364,7 +367,8 @@ class AgentLoop:
             on_retry=on_retry,
             abort=self._abort,
             model=self.model_name,
-            thinking=True,
+            thinking=self.thinking,
+            on_block=lambda block: emit(ThinkingBlock.of(block)),  # shown as it closes
         )
 
     def _record_assistant(self, turn: AssistantTurn) -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "PermissionDecided",
     "RetryEvent",
     "TextDelta",
+    "ThinkingBlock",
     "ToolFinished",
     "ToolProgress",
     "ToolStarted",
@@ -25,6 +26,21 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    """A thinking block the model closed (before its answer): ``text`` is what it thought,
+    empty for a ``redacted_thinking`` block (encrypted; only the API can read it)."""
+
+    text: str
+    redacted: bool = False
+
+    @classmethod
+    def of(cls, block: dict[str, Any]) -> ThinkingBlock:
+        if block.get("type") == "redacted_thinking":
+            return cls("", redacted=True)
+        return cls(str(block.get("thinking") or ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +156,7 @@ class TurnFinished:
 
 AgentEvent = (
     TextDelta
+    | ThinkingBlock
     | ToolStarted
     | ToolProgress
     | ToolFinished

@@ -16,8 +16,15 @@ from agent_cli.model.config import ModelConfig
 from agent_cli.model.errors import AttemptError, BadStream, ErrorInfo, connection_lost
 from agent_cli.model.key_helper import KeyHelperError
 from agent_cli.model.retry import OVERLOADS_BEFORE_FALLBACK, RetryNotice, RetryPolicy
-from agent_cli.model.stream import Attempt, TextCallback, ToolUseCallback, call_back, handle_event
-from agent_cli.model.thinking import thinking_fields
+from agent_cli.model.stream import (
+    Attempt,
+    BlockCallback,
+    TextCallback,
+    ToolUseCallback,
+    call_back,
+    handle_event,
+)
+from agent_cli.model.thinking import ThinkingChoice, thinking_fields
 from agent_cli.model.transport import Transport, make_transport
 from agent_cli.model.turn import AssistantTurn, ModelError
 
@@ -129,9 +136,12 @@ class ModelClient:
         model: str | None = None,
         max_tokens: int | None = None,
         extra: Mapping[str, Any] | None = None,
-        thinking: bool = False,
+        thinking: bool | ThinkingChoice = False,
+        on_block: BlockCallback | None = None,
     ) -> AssistantTurn:
-        """Stream one assistant turn (``thinking``: with extended thinking, when configured).
+        """Stream one assistant turn (``thinking``: with extended thinking, when configured;
+        a ``ThinkingChoice`` (``/model``) overrides the configured thinking and effort).
+        ``on_block(block)`` gets each thinking or redacted_thinking block as it closes.
 
         ``on_text(delta)`` gets each text delta. ``on_tool_use(id, name, input)`` is called the
         moment a tool_use block's ``content_block_stop`` arrives, with its complete input, before
@@ -162,13 +172,17 @@ class ModelClient:
             system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
         )
         if thinking and "thinking" not in params:  # adaptive or a budget, and effort, per model
+            config = (self.config.thinking_budget, self.config.always_thinking, self.config.effort)
+            budget, always, effort = (
+                thinking.over(*config) if isinstance(thinking, ThinkingChoice) else config
+            )
             params.update(
                 thinking_fields(
                     str(params["model"]),
                     int(params["max_tokens"]),
-                    budget=self.config.thinking_budget,
-                    always=self.config.always_thinking,
-                    effort=self.config.effort,
+                    budget=budget,
+                    always=always,
+                    effort=effort,
                 )
             )
         fallback = self.config.fallback_model
@@ -179,7 +193,7 @@ class ModelClient:
         reauthenticated = False
         while True:
             attempt += 1
-            state = Attempt()
+            state = Attempt(on_block=on_block)
             if abort is not None and abort.aborted:
                 return state.turn(attempt, aborted=True)
             try:

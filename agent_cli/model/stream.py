@@ -21,6 +21,7 @@ from agent_cli.model.usage import Usage
 
 __all__ = [
     "Attempt",
+    "BlockCallback",
     "TextCallback",
     "ToolUseCallback",
     "UnparsedToolInput",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 TextCallback = Callable[[str], Any]
+BlockCallback = Callable[[dict[str, Any]], Any]  # a thinking or redacted_thinking block, whole
 ToolUseCallback = Callable[[str, str, Any], Any]
 _MESSAGE_EVENTS = frozenset(
     {
@@ -101,6 +103,7 @@ class Attempt:
     stopped: bool = False  # message_stop seen
     stop_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
+    on_block: BlockCallback | None = None  # told of each thinking block as it closes (the UI)
 
     def turn(
         self, attempts: int, *, aborted: bool = False, error: str | None = None
@@ -274,9 +277,12 @@ async def _stop(index: int, state: Attempt, on_tool_use: ToolUseCallback | None)
             "thinking": str(start.get("thinking") or "") + block.thinking,
             "signature": str(start.get("signature") or "") + block.signature,
         }
+        await call_back(state.on_block, dict(state.blocks[index]))
         return
     if btype not in ("tool_use", "server_tool_use"):
         state.blocks[index] = start  # redacted_thinking, server tool results: whole at start
+        if btype == "redacted_thinking":
+            await call_back(state.on_block, dict(start))
         return
     if block.json:
         ok, value, problem = _parse_json(block.json)

@@ -7,13 +7,24 @@
   ``MAX_THINKING_TOKENS``), ``max_tokens`` raised to leave room for the answer.
 * Effort: ``CLAUDE_CODE_EFFORT_LEVEL`` over the setting ``effortLevel`` (low, medium, high, xhigh,
   max), sent as ``output_config.effort`` to the models that have it, never to others.
+* ``/model`` may override both for the session (a ``ThinkingChoice``): thinking off, on
+  (adaptive where the model has it, or a budget) and an effort level; the next request uses it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["DEFAULT_BUDGET", "EFFORT_LEVELS", "effort_level", "thinking_fields"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "EFFORT_LEVELS",
+    "ThinkingChoice",
+    "effort_level",
+    "has_effort",
+    "thinking_fields",
+    "thinking_kind",
+]
 
 DEFAULT_BUDGET: Final = 31_999
 EFFORT_LEVELS: Final = ("low", "medium", "high", "xhigh", "max")
@@ -32,6 +43,42 @@ _EFFORT: Final = (*_ADAPTIVE, "claude-opus-4-5")
 def _has(model: str, families: tuple[str, ...]) -> bool:
     # provider ids carry prefixes and suffixes: us.anthropic.claude-opus-4-6-v1, ...@2025
     return any(f in model for f in families)
+
+
+def thinking_kind(model: str) -> str:
+    """``"adaptive-only"`` (a budget is refused), ``"adaptive"`` (or a budget) or ``"budget"``."""
+    if _has(model, _ADAPTIVE_ONLY):
+        return "adaptive-only"
+    return "adaptive" if _has(model, _ADAPTIVE) else "budget"
+
+
+def has_effort(model: str) -> bool:
+    """The model takes ``output_config.effort``."""
+    return _has(model, _EFFORT)
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingChoice:
+    """What ``/model`` chose for the session, over ``MAX_THINKING_TOKENS`` and the settings.
+
+    ``enabled``: None keeps the configured thinking; False turns it off; True turns it on, with
+    ``budget`` tokens for the models that take a budget (None: adaptive where the model has it,
+    the configured or default budget elsewhere). ``effort``: None keeps the configured level.
+    """
+
+    enabled: bool | None = None
+    budget: int | None = None
+    effort: str | None = None
+
+    def over(
+        self, budget: int | None, always: bool, effort: str | None
+    ) -> tuple[int | None, bool, str | None]:
+        """(budget, always, effort) for ``thinking_fields``: this choice over the configured."""
+        if self.enabled is False:
+            budget, always = None, False
+        elif self.enabled:
+            budget, always = self.budget, True
+        return budget, always, self.effort or effort
 
 
 def effort_level(env_value: str | None, setting: Any) -> tuple[str | None, str | None]:

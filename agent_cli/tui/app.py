@@ -327,9 +327,10 @@ class NerveApp(KeyActions):
             TextDelta,
             TurnFinished,
         )
+        from agent_cli.tui.thinking_view import show_thinking_event
         from agent_cli.tui.tool_view import show_tool_event
 
-        if await show_tool_event(self, event):
+        if await show_tool_event(self, event) or await show_thinking_event(self, event):
             return
         if isinstance(event, TextDelta):
             if self.interrupted:

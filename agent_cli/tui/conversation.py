@@ -16,6 +16,7 @@ from textual.widget import Widget
 from agent_cli.session.attachment_text import attachment_line
 from agent_cli.slash.views import content_text
 from agent_cli.transcripts.commands import typed_command
+from agent_cli.tui.thinking_view import ThinkingLine
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ WINDOW = 50
 class Entry:
     """One displayable item of a stored conversation."""
 
-    kind: str  # user | assistant | tool | notice
+    kind: str  # user | assistant | tool | notice | thinking | redacted_thinking
     text: str
     header: str = ""
     tool_use_id: str = ""
@@ -81,6 +82,8 @@ def entries_from_messages(
                 typed = typed_command(block["text"]) if role == "user" else None
                 text = typed or block["text"]
                 entries.append(Entry("user" if role == "user" else "assistant", text))
+            elif kind in ("thinking", "redacted_thinking"):
+                entries.append(Entry(kind, str(block.get("thinking") or "")))
             elif kind == "tool_use":
                 tid = str(block.get("id", ""))
                 tools[tid] = len(entries)
@@ -124,6 +127,8 @@ def _widget_for(entry: Entry) -> Widget:
         w = ToolCall(entry.tool_use_id, entry.header)
         w.finish(entry.text, entry.is_error, expanded=entry.expanded, detail=entry.detail)
         return w
+    if entry.kind in ("thinking", "redacted_thinking"):
+        return ThinkingLine(entry.text, redacted=entry.kind == "redacted_thinking")
     return NoticeLine(entry.text, "info")
 
 

@@ -20,6 +20,7 @@ from agent_cli.session.restored_calls import view_fields
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
 from agent_cli.tui.summaries import UserView, rejected_label, user_view
+from agent_cli.tui.thinking_view import refresh_thinking
 from agent_cli.tui.widgets import ToolCall
 
 __all__ = ["show_tool_event", "toggle_transcript"]
@@ -75,5 +76,6 @@ def toggle_transcript(app: Any) -> None:
     app.transcript_full = not app.transcript_full
     for widget in app.query(ToolCall):
         widget.refresh_result()
+    refresh_thinking(app)
     state = "full transcript" if app.transcript_full else "collapsed results"
     app.notify(f"Showing {state} · ctrl+o to toggle", timeout=2)
