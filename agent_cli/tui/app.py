@@ -230,14 +230,16 @@ class NerveApp(KeyActions):
         await self._dispatch(text)
 
     async def _dispatch(self, text: str) -> None:
-        """Route a submitted line: a slash command, ``!shell``, or a prompt for the model."""
-        slash = parse_slash(text)
+        """Route a submitted line: a slash command, ``!shell``, or a prompt for the model.
+        Big pastes are whole in what runs (``tui/paste.py``); a prompt expands in start_turn."""
+        whole = self.prompt_input.pasted_texts.expand(text)
+        slash = parse_slash(whole)
         if slash is not None:
             await run_slash(self, *slash)
-        elif text.startswith("!") and text[1:].strip():
-            self._run_shell(text[1:].strip())
-        elif is_memory_note(text):
-            await run_memory_note(self, text)
+        elif whole.startswith("!") and whole[1:].strip():
+            self._run_shell(whole[1:].strip())
+        elif is_memory_note(whole):
+            await run_memory_note(self, whole)
         elif self.turn_running:
             self.queued.append(text)
             self.say(f"Queued: {text.splitlines()[0][:80]}")
@@ -261,10 +263,11 @@ class NerveApp(KeyActions):
         self.turn_running = True
         self.interrupted = False
         self.working.start()
-        self.conversation.mount(UserMessage(prompt))
+        self.conversation.mount(UserMessage(prompt))  # as typed: a big paste's placeholder
         images = self.pasted_images.take(prompt)
+        whole = self.prompt_input.pasted_texts.expand(prompt)
         run = self.session.run_turn
-        self._turn_worker(run(prompt, images=images) if images else run(prompt))
+        self._turn_worker(run(whole, images=images) if images else run(whole))
 
     def run_events(self, events: Any) -> None:
         """Render a session operation's events like a turn's (``/compact``): the UI stays

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from agent_cli.session.attachment_text import attachment_line
 from agent_cli.slash.views import content_text
 from agent_cli.transcripts.commands import typed_command
+from agent_cli.tui.paste import stored_prompt_view
 from agent_cli.tui.thinking_view import ThinkingLine
 from agent_cli.tui.widgets import NoticeLine, ToolCall, UserMessage
 
@@ -118,7 +119,7 @@ def stored_entries(app: Any, messages: list[dict[str, Any]]) -> list[Entry]:
 
 def _widget_for(entry: Entry) -> Widget:
     if entry.kind == "user":
-        return UserMessage(entry.text)
+        return UserMessage(stored_prompt_view(entry.text))
     if entry.kind == "assistant":
         from agent_cli.tui.markdown import MarkdownText
 

@@ -39,6 +39,7 @@ from textual.widgets import OptionList, TextArea  # noqa: E402
 from textual.widgets.option_list import Option  # noqa: E402
 
 from agent_cli.tui.completion import Completion  # noqa: E402
+from agent_cli.tui.paste import PastedTexts, is_big_paste  # noqa: E402
 from agent_cli.tui.safe import clean  # noqa: E402
 
 __all__ = ["CompletionList", "PromptInput"]
@@ -102,6 +103,7 @@ class PromptInput(TextArea):
         self.completer = completer
         self.completion_list = completion_list
         self.paste_image = paste_image
+        self.pasted_texts = PastedTexts()  # big pastes behind their placeholders (tui/paste.py)
         self.last_key_time = 0.0  # monotonic time of the last key typed here
         self._hist_index = -1
         self._draft = ""
@@ -215,6 +217,15 @@ class PromptInput(TextArea):
         item = self.accept_completion()
         if item is not None and item.value.startswith("/"):
             self.submit()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A big paste goes in as its placeholder (``tui/paste.py``); others as text."""
+        if self.read_only or not is_big_paste(event.text):
+            return  # TextArea._on_paste (next in the MRO) inserts it
+        event.stop()
+        event.prevent_default()
+        self.insert(self.pasted_texts.add(event.text))
+        self.focus()
 
     async def _on_key(self, event: events.Key) -> None:
         self.last_key_time = time.monotonic()
