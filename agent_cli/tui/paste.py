@@ -24,6 +24,7 @@ __all__ = [
     "MAX_LINES",
     "PastedTexts",
     "is_big_paste",
+    "pasted_text",
     "placeholder_for",
     "stored_prompt_view",
 ]
@@ -32,6 +33,12 @@ MAX_LINES = 10  # a paste with more lines than this is shown as a placeholder
 MAX_CHARS = 1000  # ... and so is one longer than this
 
 _PLACEHOLDER = re.compile(r"\[Pasted text #(\d+)(?: \+\d+ lines)?\]")
+
+
+def pasted_text(raw: str) -> str:
+    """A paste's text with the terminal's line breaks as ``\\n``: terminals (and tmux's
+    ``paste-buffer``) send a pasted line break as CR."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n") if "\r" in raw else raw
 
 
 def is_big_paste(text: str) -> bool:

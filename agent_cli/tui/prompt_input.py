@@ -39,7 +39,7 @@ from textual.widgets import OptionList, TextArea  # noqa: E402
 from textual.widgets.option_list import Option  # noqa: E402
 
 from agent_cli.tui.completion import Completion  # noqa: E402
-from agent_cli.tui.paste import PastedTexts, is_big_paste  # noqa: E402
+from agent_cli.tui.paste import PastedTexts, is_big_paste, pasted_text  # noqa: E402
 from agent_cli.tui.safe import clean  # noqa: E402
 
 __all__ = ["CompletionList", "PromptInput"]
@@ -220,6 +220,7 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A big paste goes in as its placeholder (``tui/paste.py``); others as text."""
+        event.text = pasted_text(event.text)  # CR line breaks as newlines, for both paths
         if self.read_only or not is_big_paste(event.text):
             return  # TextArea._on_paste (next in the MRO) inserts it
         event.stop()

@@ -124,3 +124,15 @@ def test_a_resumed_big_prompt_shows_its_head() -> None:
     assert view.splitlines()[:10] == [f"line {i}" for i in range(10)]
     assert view.endswith("… +9990 lines") and len(view.splitlines()) == 11
     assert stored_prompt_view("short\nprompt") == "short\nprompt"
+
+
+async def test_pasted_cr_line_breaks_are_newlines(project: Path, serve: Any) -> None:  # noqa: F811
+    serve(Scenario.of())
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await _paste(app, pilot, "one\rtwo\r\nthree")
+        assert app.prompt_input.text == "one\ntwo\nthree"
+        app.prompt_input.load_text("")
+        await _paste(app, pilot, "\r".join(f"r{i}" for i in range(30)))
+        assert app.prompt_input.text == "[Pasted text #1 +29 lines]"
+        assert app.prompt_input.pasted_texts.texts[1] == "\n".join(f"r{i}" for i in range(30))

@@ -44,3 +44,32 @@ def test_slash_pause_then_fast_burst_runs_the_typed_command(term: Term) -> None:
     term.keys("c", "o", "s", "t", "Enter")  # one burst: letters and Enter in one write
     wait(lambda: "tokens · output" in term.screen(), "/cost's report")
     assert "Started a new conversation." not in term.screen()
+
+
+def test_a_10000_line_bracketed_paste_is_one_placeholder_and_sent_whole(tmp_path: Path) -> None:
+    import json
+
+    lines = [f"pasted line {i}" for i in range(10_000)]
+    t = Term(tmp_path, {"turns": [{"blocks": [{"type": "text", "text": "Got all of it."}]}]})
+    try:
+        wait(lambda: "Welcome to Nerve" in t.screen(), "the first frame")
+        buffer = tmp_path / "paste.txt"
+        buffer.write_text("\n".join(lines) + "\n")
+        t.out("load-buffer", str(buffer))
+        t.out("paste-buffer", "-p", "-t", t.name)  # -p: as a bracketed paste
+        t.wait_for("[Pasted text #1 +10000 lines]", "the placeholder in the input")
+        assert "pasted line 5" not in t.screen()  # not echoed into the input or the log
+        t.keys("Enter")
+        t.wait_for("Got all of it.", "the answer")
+        screen = t.screen()
+        assert "> [Pasted text #1 +10000 lines]" in screen and "pasted line 9" not in screen
+    finally:
+        t.close()
+    sent = [
+        rec
+        for path in (tmp_path / "data").rglob("*.jsonl")
+        for rec in map(json.loads, path.read_text().splitlines())
+        if rec.get("type") == "user" and "pasted line 9999" in json.dumps(rec)
+    ]
+    assert sent, "the transcript has the prompt the model got"
+    assert all(line in json.dumps(sent[0]) for line in (lines[0], lines[5000], lines[-1]))
