@@ -39,6 +39,7 @@ from textual.widgets import OptionList, TextArea  # noqa: E402
 from textual.widgets.option_list import Option  # noqa: E402
 
 from agent_cli.tui.completion import Completion  # noqa: E402
+from agent_cli.tui.history_search import HistorySearch, search_title  # noqa: E402
 from agent_cli.tui.paste import PastedTexts, is_big_paste, pasted_text  # noqa: E402
 from agent_cli.tui.safe import clean  # noqa: E402
 
@@ -108,6 +109,7 @@ class PromptInput(TextArea):
         self._hist_index = -1
         self._draft = ""
         self._loading = False
+        self.search: HistorySearch | None = None  # Ctrl+R (tui/history_search.py)
 
     # -- history -------------------------------------------------------------------------
 
@@ -134,6 +136,34 @@ class PromptInput(TextArea):
             self._draft = self.text
         self._hist_index = target
         self._set_text(self._draft if target == -1 else self.prompt_history[target])
+        return True
+
+    def _search_key(self, event: events.Key) -> bool:
+        """A key while Ctrl+R searches; True when the search took it."""
+        search = self.search
+        if search is None:
+            if event.key != "ctrl+r" or not self.prompt_history:
+                return False
+            self._hide_completions()
+            search = self.search = HistorySearch(self.prompt_history, self.text)
+        elif event.key == "ctrl+r":
+            search.older()
+        elif event.key == "backspace":
+            search.backspace()
+        elif event.key in ("enter", "tab", "escape"):
+            self.search = None
+            self.border_title = None
+            self._set_text(search.draft if event.key == "escape" else search.shown())
+            return True
+        elif event.is_printable and event.character:
+            search.type(event.character)
+        else:  # any other key ends the search with the match taken, then does its work
+            self.search = None
+            self.border_title = None
+            self._set_text(search.shown())
+            return False
+        self.border_title = search_title(search)
+        self._set_text(search.shown())
         return True
 
     # -- completion ----------------------------------------------------------------------
@@ -232,7 +262,9 @@ class PromptInput(TextArea):
         self.last_key_time = time.monotonic()
         key = event.key
         handled = True
-        if key == "enter":
+        if self._search_key(event):
+            pass
+        elif key == "enter":
             self._enter()
         elif key in ("ctrl+j", "shift+enter"):
             self.insert("\n")
