@@ -3,8 +3,9 @@
 What the Agent SDK parses (``claude_agent_sdk/_internal/message_parser.py``): ``system``/``init``
 at the start of each turn, an ``assistant`` frame per model message (its content blocks, model,
 id, usage, stop reason), a ``user`` frame per tool result, ``system``/``api_retry`` per retry
-announced, ``stream_event`` text deltas with ``--include-partial-messages``, and one ``result``
-at the end of the turn. Every frame carries ``session_id`` and ``uuid``; frames of the main
+announced, with ``--include-partial-messages`` a ``stream_event`` per raw API event (message_start,
+content_block_start/delta/stop of every delta kind, message_delta, message_stop) before the
+``assistant`` frame they build, and one ``result`` at the end of the turn. Every frame carries ``session_id`` and ``uuid``; frames of the main
 conversation have ``parent_tool_use_id: null``.
 
 The frames come from the loop's recorder (``agent_cli.loop.recorder.TurnRecorder``): it is told
@@ -92,14 +93,18 @@ def result_frame(
 
 
 class _TimedModel:
-    """The session's model port, timing each call (``duration_api_ms``)."""
+    """The session's model port, timing each call (``duration_api_ms``); with ``on_event`` it
+    also hands each raw API event of the main conversation's calls on (partial messages)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, on_event: Callable[[Any], None] | None = None) -> None:
         self.inner = inner
         self.seconds = 0.0
+        self.on_event = on_event
 
     async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
+        if self.on_event is not None:
+            kwargs["on_event"] = self.on_event
         try:
             return await self.inner.stream_turn(*args, **kwargs)
         finally:
@@ -129,11 +134,10 @@ class StreamJsonWriter:
     def attach(self, session: Any) -> None:
         self.session = session
         loop = session.loop
-        self._timer = _TimedModel(loop.model)
+        self._timer = _TimedModel(loop.model, self._raw_event if self.partial else None)
         loop.model = self._timer
         rec = loop.recorder
         self._wrap(rec, "user", lambda *a, **k: self._ensure_init())
-        self._wrap(rec, "text", lambda piece: self._text(piece))
         self._wrap(rec, "assistant", lambda message, turn, model: self._assistant(message, turn))
         self._wrap(rec, "result", lambda outcome: self._result_seen(outcome))
         self._wrap(rec, "batch_state", lambda ctx: self._tool_results())
@@ -227,10 +231,10 @@ class StreamJsonWriter:
             self._init_sent = True
             self.write(self.init_frame())
 
-    def _text(self, piece: str) -> None:
-        if self.partial:
-            event = {"type": "content_block_delta", "delta": {"type": "text_delta", "text": piece}}
-            self.write(self._frame("stream_event", event=event, parent_tool_use_id=None))
+    def _raw_event(self, event: Any) -> None:
+        """One raw API event as a ``stream_event`` frame, the moment it arrives."""
+        self._ensure_init()
+        self.write(self._frame("stream_event", event=dict(event), parent_tool_use_id=None))
 
     def _assistant(self, message: dict[str, Any], turn: Any) -> None:
         self._ensure_init()

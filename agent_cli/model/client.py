@@ -19,6 +19,7 @@ from agent_cli.model.retry import OVERLOADS_BEFORE_FALLBACK, RetryNotice, RetryP
 from agent_cli.model.stream import (
     Attempt,
     BlockCallback,
+    EventCallback,
     TextCallback,
     ToolUseCallback,
     call_back,
@@ -138,10 +139,13 @@ class ModelClient:
         extra: Mapping[str, Any] | None = None,
         thinking: bool | ThinkingChoice = False,
         on_block: BlockCallback | None = None,
+        on_event: EventCallback | None = None,
     ) -> AssistantTurn:
         """Stream one assistant turn (``thinking``: with extended thinking, when configured;
         a ``ThinkingChoice`` (``/model``) overrides the configured thinking and effort).
         ``on_block(block)`` gets each thinking or redacted_thinking block as it closes.
+        ``on_event(event)`` gets every raw API stream event as it arrives (stream-json's
+        partial messages; a retried attempt's events are followed by the next attempt's).
 
         ``on_text(delta)`` gets each text delta. ``on_tool_use(id, name, input)`` is called the
         moment a tool_use block's ``content_block_stop`` arrives, with its complete input, before
@@ -193,7 +197,7 @@ class ModelClient:
         reauthenticated = False
         while True:
             attempt += 1
-            state = Attempt(on_block=on_block)
+            state = Attempt(on_block=on_block, on_event=on_event)
             if abort is not None and abort.aborted:
                 return state.turn(attempt, aborted=True)
             try:
@@ -306,6 +310,8 @@ class ModelClient:
     ) -> AssistantTurn:
         async with self.transport.stream(params, state.warnings.append) as events:
             async for event in events:
+                if state.on_event is not None:
+                    state.on_event(event)
                 await handle_event(event, state, on_text, on_tool_use)
                 if state.stopped:
                     break

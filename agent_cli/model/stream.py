@@ -22,6 +22,7 @@ from agent_cli.model.usage import Usage
 __all__ = [
     "Attempt",
     "BlockCallback",
+    "EventCallback",
     "TextCallback",
     "ToolUseCallback",
     "UnparsedToolInput",
@@ -31,6 +32,7 @@ __all__ = [
 
 TextCallback = Callable[[str], Any]
 BlockCallback = Callable[[dict[str, Any]], Any]  # a thinking or redacted_thinking block, whole
+EventCallback = Callable[[Mapping[str, Any]], None]  # each raw API stream event, as it arrives
 ToolUseCallback = Callable[[str, str, Any], Any]
 _MESSAGE_EVENTS = frozenset(
     {
@@ -104,6 +106,7 @@ class Attempt:
     stop_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     on_block: BlockCallback | None = None  # told of each thinking block as it closes (the UI)
+    on_event: EventCallback | None = None  # told of every raw event (partial messages)
 
     def turn(
         self, attempts: int, *, aborted: bool = False, error: str | None = None

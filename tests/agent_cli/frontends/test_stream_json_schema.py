@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.testing import Match, Scenario, Turn, server_error, text, tool_use
+from agent_cli.testing import Match, Scenario, Turn, server_error, text, thinking, tool_use
 from tests.agent_cli.e2e.conftest import Harness, harness
 
 __all__ = ["harness"]
@@ -137,16 +137,44 @@ def test_json_output_is_the_same_result_object(harness: Harness) -> None:
     assert missing_fields(FIXTURE["result"], run.json()) == []
 
 
-def test_partial_messages_stream_text_deltas_before_the_message(harness: Harness) -> None:
+def test_partial_messages_stream_every_raw_event_before_the_message(harness: Harness) -> None:
+    """Each API event is a ``stream_event`` frame as it arrives: thinking, signature, text and
+    tool input deltas, block starts and stops, message_delta and message_stop, then the
+    ``assistant`` frame they build; the tool's ``user`` frame; the next message likewise."""
     words = "one two three four five six seven eight"
+    first = Turn([thinking("Let me look."), text(words), tool_use("Glob", {"pattern": "*"}, "g1")])
     run = harness.run(
         ["-p", "count", "--output-format", "stream-json", "--include-partial-messages"],
-        Scenario.of(Turn([text(words)])),
+        Scenario.of(first, Turn([text("done")])),
     )
     assert run.rc == 0, run.stderr
     frames = [json.loads(line) for line in run.stdout.splitlines()]
     kinds = [f["type"] for f in frames]
-    deltas = [f for f in frames if f["type"] == "stream_event"]
-    assert len(deltas) > 1 and kinds.index("assistant") > kinds.index("stream_event")
-    assert "".join(f["event"]["delta"]["text"] for f in deltas) == words
-    assert all(f["event"]["type"] == "content_block_delta" for f in deltas)
+    assert kinds[0] == "system" and kinds[-1] == "result"
+    events = [f for f in frames if f["type"] == "stream_event"]
+    assert all(f["session_id"] == frames[0]["session_id"] for f in events)
+    assert all(f["parent_tool_use_id"] is None and f["uuid"] for f in events)
+    assert len({f["uuid"] for f in frames}) == len(frames)
+    # the first message: its events, then its assistant frame, then the tool result
+    a1 = kinds.index("assistant")
+    assert kinds[a1 + 1] == "user" and "stream_event" not in kinds[a1 + 1 : a1 + 2]
+    one = [f["event"] for f in frames[:a1] if f["type"] == "stream_event"]
+    types = [e["type"] for e in one]
+    assert types[0] == "message_start" and types[-2:] == ["message_delta", "message_stop"]
+    starts = [e["content_block"]["type"] for e in one if e["type"] == "content_block_start"]
+    assert starts == ["thinking", "text", "tool_use"]
+    assert types.count("content_block_stop") == 3
+    deltas = {e["delta"]["type"] for e in one if e["type"] == "content_block_delta"}
+    assert {"thinking_delta", "signature_delta", "text_delta", "input_json_delta"} <= deltas
+    said = "".join(
+        e["delta"]["text"]
+        for e in one
+        if e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta"
+    )
+    assert said == words
+    assert one[-2]["delta"]["stop_reason"] == "tool_use"
+    # the second message after the tool result, then its assistant frame
+    a2 = kinds.index("assistant", a1 + 1)
+    two = [f["event"]["type"] for f in frames[a1 + 2 : a2] if f["type"] == "stream_event"]
+    assert two[0] == "message_start" and two[-1] == "message_stop"
+    assert kinds[a2 + 1 :] == ["result"]
