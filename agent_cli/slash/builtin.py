@@ -9,6 +9,7 @@ from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.sandbox import SANDBOX_COMMAND
 from agent_cli.slash.status_commands import STATUS_COMMANDS
 from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_label, rule_lines
+from agent_cli.slash.thinking_commands import OPTION_WORDS, model_option
 from agent_cli.slash.workspace_commands import WORKSPACE_COMMANDS
 
 __all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
@@ -123,6 +124,9 @@ async def _model(host: SlashHost, args: str) -> None:
 
         start_model_picker(host)
         return
+    if args.split(" ", 1)[0] in OPTION_WORDS:  # /model thinking on, /model effort low
+        await model_option(host, args)
+        return
     if args:
         try:
             host.session.set_model(args)
@@ -234,7 +238,12 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "resume a stored session", _resume, interactive_only=True),
     SlashCommand("permissions", "list rules; add|remove <allow|ask|deny> <rule>", _permissions),
     SlashCommand("mode", "show or set the permission mode", _mode),
-    SlashCommand("model", "pick or set the model", _model, argument_hint="[name]"),
+    SlashCommand(
+        "model",
+        "pick or set the model; thinking on|off, effort <level>",
+        _model,
+        argument_hint="[name | thinking on|off|default | effort low..max|default]",
+    ),
     SlashCommand("cost", "tokens and cost of this session", _cost),
     SlashCommand("tools", "list the tool pool", _tools),
     SlashCommand("tasks", "list background tasks", _tasks),

@@ -120,6 +120,7 @@ def _mcp_lines(session: Any) -> list[str]:
 def status_lines(session: Any) -> list[str]:
     """``/status``: version, session, model, endpoint, cwd, mode, settings files, MCP servers."""
     from agent_cli import __version__
+    from agent_cli.slash.thinking_commands import thinking_summary
 
     endpoint = resolve_endpoint(session)
     where = endpoint.url or f"{endpoint.provider} (regional, via the SDK)"
@@ -130,6 +131,7 @@ def status_lines(session: Any) -> list[str]:
         f"Session ID: {getattr(session, 'session_id', 'unknown')}",
         f"cwd: {getattr(session, 'cwd', None) or os.getcwd()}",
         f"Model: {getattr(session, 'model', 'unknown')}",
+        thinking_summary(session),
         f"Endpoint: {where}" + (f" ({endpoint.error})" if endpoint.error else ""),
         f"Credential: {endpoint.credential or 'none'}",
         f"Permission mode: {getattr(session, 'mode', 'unknown')}",

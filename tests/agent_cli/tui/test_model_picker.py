@@ -61,3 +61,38 @@ async def test_model_picker_highlights_current_and_sets_the_next_request(
         assert app.session.model == "claude-custom-1"
     assert server.requests[0].body["model"] == MODEL_ALIASES["haiku"]
     server.assert_done()
+
+
+async def test_model_thinking_and_effort_apply_to_the_next_requests_and_show_in_status(
+    project: Path, serve: Any
+) -> None:
+    server = serve(Scenario.of(Turn([text("one")]), Turn([text("two")]), Turn([text("three")])))
+    app = _app(project, model="sonnet")  # claude-sonnet-4-6: adaptive thinking, effort
+
+    def said() -> list[str]:
+        return [n.notice_text for n in app.query(NoticeLine)]
+
+    async def ask(prompt: str, n: int) -> None:
+        await _send(pilot, prompt)
+        await wait_for(pilot, lambda: len(server.requests) == n and not app.turn_running, 15)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ask("plain", 1)
+        await _send(pilot, "/model thinking on")
+        await wait_for(pilot, lambda: "Thinking: on · effort: as configured" in said())
+        await _send(pilot, "/model effort low")
+        await wait_for(pilot, lambda: "Thinking: on · effort: low" in said())
+        await ask("think", 2)
+        await _send(pilot, "/model thinking off")
+        await wait_for(pilot, lambda: "Thinking: off · effort: low" in said())
+        await _send(pilot, "/model effort huge")
+        await wait_for(pilot, lambda: any("Usage: /model effort" in s for s in said()))
+        await ask("quick", 3)
+        await _send(pilot, "/status")
+        await wait_for(pilot, lambda: any("Thinking: off · effort: low" in s for s in said()[-1:]))
+    server.assert_done()
+    plain, think, quick = (r.body for r in server.requests)
+    assert "thinking" not in plain and "output_config" not in plain
+    assert think["thinking"] == {"type": "adaptive"}
+    assert think["output_config"] == {"effort": "low"}
+    assert "thinking" not in quick and quick["output_config"] == {"effort": "low"}
