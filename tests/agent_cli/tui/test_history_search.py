@@ -5,6 +5,8 @@ a new app reads from disk."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from agent_cli.loop.events import TurnFinished
@@ -22,6 +24,18 @@ async def _send(app: Any, pilot: Any, session: FakeSession, prompts: list[str]) 
         await wait_for(pilot, lambda p=prompt: session.prompts[-1:] == [p] and not app.turn_running)
 
 
+@asynccontextmanager
+async def _with_history(
+    session: FakeSession, make_app: Any, extra_turns: int = 0
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The app with ``PROMPTS`` sent (and ``extra_turns`` more scripted), running."""
+    session.turns = [[TurnFinished("end_turn", 1)] for _ in range(len(PROMPTS) + extra_turns)]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(app, pilot, session, PROMPTS)
+        yield app, pilot
+
+
 def _title(app: Any) -> str:
     return str(app.prompt_input.border_title or "")
 
@@ -29,10 +43,7 @@ def _title(app: Any) -> str:
 async def test_ctrl_r_finds_newest_first_steps_older_and_enter_takes_without_sending(
     session: FakeSession, make_app: Any
 ) -> None:
-    session.turns = [[TurnFinished("end_turn", 1)] for _ in range(len(PROMPTS) + 1)]
-    app = make_app(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await _send(app, pilot, session, PROMPTS)
+    async with _with_history(session, make_app, extra_turns=1) as (app, pilot):
         await pilot.press("ctrl+r", *"GIT")  # case-insensitive
         assert app.prompt_input.text == "git log -5"
         assert _title(app).startswith("search: GIT")
@@ -52,10 +63,7 @@ async def test_ctrl_r_finds_newest_first_steps_older_and_enter_takes_without_sen
 async def test_esc_puts_the_draft_back_and_backspace_widens_the_query(
     session: FakeSession, make_app: Any
 ) -> None:
-    session.turns = [[TurnFinished("end_turn", 1)] for _ in PROMPTS]
-    app = make_app(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await _send(app, pilot, session, PROMPTS)
+    async with _with_history(session, make_app) as (app, pilot):
         await pilot.press(*"my draft", "ctrl+r", *"tests")
         assert app.prompt_input.text == "run the tests"
         await pilot.press("x")  # "testsx" matches nothing: the last match stays
@@ -73,10 +81,8 @@ async def test_esc_puts_the_draft_back_and_backspace_widens_the_query(
 async def test_tab_takes_the_match_and_a_new_app_searches_the_saved_history(
     session: FakeSession, make_app: Any
 ) -> None:
-    session.turns = [[TurnFinished("end_turn", 1)] for _ in PROMPTS]
-    app = make_app(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await _send(app, pilot, session, PROMPTS)
+    async with _with_history(session, make_app):
+        pass
     again = make_app(FakeSession())  # the same project: the history file on disk
     async with again.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+r", *"run")
