@@ -154,7 +154,8 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         Binding("a", "answer('always')", show=False),
         Binding("n", "answer('no')", show=False),
         Binding("escape", "cancel", show=False),
-        Binding("tab", "feedback", show=False),
+        # priority: run by the app as it reads the key, before it hands on the keys after it
+        Binding("tab", "feedback", show=False, priority=True),
         Binding("up", "move(-1)", show=False),
         Binding("down", "move(1)", show=False),
     ]
@@ -226,8 +227,12 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
             )
         return PermissionResponse(PermissionAnswer.DENY, feedback=feedback or None)
 
+    def _typing_feedback(self) -> bool:
+        """The feedback field is open: letters and Enter belong to it, not to the options."""
+        return bool(self._feedback.display)
+
     def action_answer(self, kind: str) -> None:
-        if self._guarded() or self._feedback.has_focus:
+        if self._guarded() or self._typing_feedback():
             return
         if kind == "always" and all(k != "always" for k, _ in self._options):
             return
@@ -240,7 +245,7 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         self.dismiss(self._response("no"))
 
     def action_choose(self) -> None:
-        if self._guarded() or self._feedback.has_focus:
+        if self._guarded() or self._typing_feedback():
             return
         self.dismiss(self._response(self._options[self._selected][0]))
 
@@ -254,7 +259,9 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         if self._guarded():
             return
         self._feedback.display = True
-        self._feedback.focus()
+        # At once, not on the next tick (Widget.focus): keys read with the Tab are handed on
+        # next and must reach the field, or "name it…" would answer No with its first letter.
+        self.set_focus(self._feedback)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

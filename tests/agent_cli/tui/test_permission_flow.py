@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from textual.events import Key
+
 from agent_cli.loop.events import TextDelta, TurnFinished
 from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.permission import PermissionScreen
@@ -25,6 +27,14 @@ def _texts(app: Any, kind: type) -> list[str]:
         elif isinstance(w, AssistantMessage):
             out.append(w.source)
     return out
+
+
+def _burst(app: Any, keys: str) -> None:
+    """Queue key events the way a terminal read of several bytes does: all at once, before the
+    app handles the first (Pilot's press waits for idle after each key)."""
+    for key in keys:
+        name = {"\t": "tab", " ": "space"}.get(key, key)
+        app._driver.send_message(Key(name, None if key == "\t" else key))
 
 
 async def _send(pilot: Any, text: str) -> None:
@@ -153,6 +163,25 @@ async def test_deny_with_feedback(session: FakeSession, make_app: Any) -> None:
         assert response.feedback == "use npm ci instead"
         assert "Bash(rm -rf node_modules)|Rejected: use npm ci instead" in _texts(app, ToolCall)
         assert session.aborts == 0 and INTERRUPTED not in _texts(app, NoticeLine)
+
+
+async def test_feedback_typed_in_one_burst_after_tab(session: FakeSession, make_app: Any) -> None:
+    """Tab and the feedback arrive in one read: the letters go to the field (the first, n,
+    is not the No key), so the turn goes on with the feedback."""
+    session.turns = [[Ask(bash_prompt("touch b.txt"))]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, "make b")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        _burst(app, "\tname it c.txt")
+        field = app.screen.query_one("#perm-feedback")
+        await wait_for(pilot, lambda: field.value == "name it c.txt")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running)
+        response = session.responses[0]
+        assert response.answer is PermissionAnswer.DENY
+        assert response.feedback == "name it c.txt"
+        assert session.aborts == 0
 
 
 async def test_preview_and_safety_are_shown(session: FakeSession, make_app: Any) -> None:
