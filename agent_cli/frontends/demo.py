@@ -253,7 +253,12 @@ def make_demo_app(session: AgentSession, project: Path, **app_options: Any) -> A
 
     class DemoApp(NerveApp):
         async def on_mount(self) -> None:
-            await super().on_mount()
+            # Textual runs NerveApp.on_mount itself (every class's handler in the MRO, this
+            # one first); calling it here too showed the welcome twice and installed its
+            # timers twice. The tour starts once the base handler has run.
+            self.call_later(self._start_tour)
+
+        def _start_tour(self) -> None:
             self.say(
                 "Demo: a scripted model will fix the bug in a copy of a sample project at "
                 f"{project}. The Edit and the test command will ask for your permission; "

@@ -211,6 +211,10 @@ async def _tui_tour(
     finally:
         server.stop()
     assert any(n.startswith("Demo: a scripted model") for n in notices), notices
+    welcomes = [n for n in notices if n.startswith("✻ Welcome to Nerve")]
+    assert len(welcomes) == 1 and notices.index(welcomes[0]) < notices.index(
+        next(n for n in notices if n.startswith("Demo:"))
+    ), notices  # one welcome, before the tour's words
     assert server.failures == [], server.failures
     assert asked == list(asks), "the Edit and the test command ask; rm is denied by rule"
     return ws, texts
