@@ -22,7 +22,7 @@ name/description is skipped with a warning naming it, never an error.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from agent_cli.customize.files import iter_markdown, read_user_file
@@ -107,17 +107,22 @@ _UNTRUSTED_MODES = frozenset({"plan", "dontAsk"})
 
 
 def load_agent_definitions(
-    cwd: Path, home: Path | None = None, *, project_trusted: bool = True
+    cwd: Path,
+    home: Path | None = None,
+    *,
+    project_trusted: bool = True,
+    sources: Collection[str] | None = None,
 ) -> tuple[list[AgentDefinition], list[str]]:
     """Built-ins, then user agents, then project agents from the project root down to ``cwd``
-    (later ones win by name; see ``agent_cli.customize.locations``).
+    (later ones win by name; see ``agent_cli.customize.locations``); ``sources``
+    (``--setting-sources``): only the user and/or project ones.
 
     A project agent of an untrusted folder may not loosen permissions: a ``permissionMode``
     other than ``plan`` or ``dontAsk`` is dropped with a warning (workspace trust).
     """
     by_name: dict[str, AgentDefinition] = {a.name: a for a in BUILTIN_AGENTS}
     warnings: list[str] = []
-    for folder in customization_folders("agents", cwd, home):
+    for folder in customization_folders("agents", cwd, home, sources=sources):
         source = "userSettings" if folder.level == "user" else "projectSettings"
         for path in iter_markdown(folder.path, recursive=False):
             definition, warning = parse_agent_file(path, source)

@@ -18,6 +18,7 @@ broken is not offered; the warning names the file and line. Names are matched lo
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,14 +188,19 @@ def _load_skills(
 
 
 def load_prompt_commands(
-    cwd: Path, home: Path | None = None, *, project_trusted: bool = True
+    cwd: Path,
+    home: Path | None = None,
+    *,
+    project_trusted: bool = True,
+    sources: Collection[str] | None = None,
 ) -> CommandSet:
-    """Commands, then skills over them, each level over the one before (module docstring)."""
+    """Commands, then skills over them, each level over the one before (module docstring);
+    ``sources`` (``--setting-sources``): only the user and/or project ones."""
     warnings: list[str] = []
     commands: dict[str, PromptCommand] = {}
     skills: dict[str, PromptCommand] = {}
-    for folder in customization_folders("commands", cwd, home):
+    for folder in customization_folders("commands", cwd, home, sources=sources):
         _load_commands(folder, commands, warnings, project_trusted)
-    for folder in customization_folders("skills", cwd, home):
+    for folder in customization_folders("skills", cwd, home, sources=sources):
         _load_skills(folder, skills, warnings, project_trusted)
     return CommandSet({**commands, **skills}, warnings)

@@ -11,6 +11,7 @@ deeper directory over the root, ``.nerve`` over ``.claude`` at one level.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,10 +55,17 @@ def _same(a: Path, b: Path) -> bool:
         return a == b
 
 
-def customization_folders(kind: str, cwd: Path, home: Path | None = None) -> list[Folder]:
+def customization_folders(
+    kind: str, cwd: Path, home: Path | None = None, *, sources: Collection[str] | None = None
+) -> list[Folder]:
     """Every folder that may hold ``kind`` (``agents``, ``commands``, ``skills``, ``rules``),
-    lowest precedence first (module docstring)."""
-    home = home if home is not None else Path.home()
+    lowest precedence first (module docstring). ``sources`` (``--setting-sources``): only the
+    levels named there (``user``, ``project``); None = both."""
+    folders = _all_folders(kind, cwd, home if home is not None else Path.home())
+    return folders if sources is None else [f for f in folders if f.level in sources]
+
+
+def _all_folders(kind: str, cwd: Path, home: Path) -> list[Folder]:
     nerve, claude = config_dirs(home)
     folders = [Folder(claude / kind, "user", home), Folder(nerve / kind, "user", home)]
     user_paths = [f.path for f in folders]

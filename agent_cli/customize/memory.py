@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,27 +102,38 @@ class _Loader:
 
 
 def load_memory_files(
-    cwd: Path, *, home: Path | None = None, warnings: list[str] | None = None
+    cwd: Path,
+    *,
+    home: Path | None = None,
+    warnings: list[str] | None = None,
+    sources: Collection[str] | None = None,
 ) -> list[MemoryFile]:
     """Every memory file that applies to ``cwd``, broad to specific, each at most once.
 
     Unreadable or broken rules files are skipped; why goes to ``warnings`` when given.
+    ``sources`` (``--setting-sources``, as the Agent SDK's ``settingSources``): ``user`` loads
+    the user's files and rules, ``project`` the project's ``AGENTS.md``/``CLAUDE.md`` and rules,
+    ``local`` the ``CLAUDE.local.md`` files; None = all three.
     """
     home = home or Path.home()
     loader = _Loader(home)
+    use = {"user", "project", "local"} if sources is None else set(sources)
     nerve_dir, claude_dir = config_dirs(home)
-    for p in (nerve_dir / "AGENTS.md", nerve_dir / "CLAUDE.md", claude_dir / "CLAUDE.md"):
-        loader.load(p, "user")
-    rules, rule_warnings = load_rules(cwd, home)
+    if "user" in use:
+        for p in (nerve_dir / "AGENTS.md", nerve_dir / "CLAUDE.md", claude_dir / "CLAUDE.md"):
+            loader.load(p, "user")
+    rules, rule_warnings = load_rules(cwd, home, sources=use)
     if warnings is not None:
         warnings.extend(rule_warnings)
     always = [r for r in rules if not r.paths]
     _add_rules(loader, [r for r in always if r.level == "user"], "user_rule")
     cwd = cwd.resolve()
     for d in (*reversed(cwd.parents), cwd):
-        for name in ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md"):
-            loader.load(d / name, "project")
-        loader.load(d / "CLAUDE.local.md", "local")
+        if "project" in use:
+            for name in ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md"):
+                loader.load(d / name, "project")
+        if "local" in use:
+            loader.load(d / "CLAUDE.local.md", "local")
     _add_rules(loader, [r for r in always if r.level == "project"], "project_rule")
     return loader.files
 

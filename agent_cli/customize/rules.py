@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -97,8 +98,11 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in parts) or "(?!)")
 
 
-def load_rules(cwd: Path, home: Path | None = None) -> tuple[list[RuleFile], list[str]]:
-    """Every rules file for ``cwd``: user ones first, then the project's from its root down.
+def load_rules(
+    cwd: Path, home: Path | None = None, *, sources: Collection[str] | None = None
+) -> tuple[list[RuleFile], list[str]]:
+    """Every rules file for ``cwd``: user ones first, then the project's from its root down
+    (only the levels in ``sources`` when given: ``--setting-sources``).
 
     A file that cannot be read or whose frontmatter is broken is skipped with a warning.
     """
@@ -106,7 +110,7 @@ def load_rules(cwd: Path, home: Path | None = None) -> tuple[list[RuleFile], lis
     warnings: list[str] = []
     seen: set[Path] = set()
     root = find_project_root(cwd)
-    for folder in customization_folders("rules", cwd, home):
+    for folder in customization_folders("rules", cwd, home, sources=sources):
         base = root if folder.level == "user" else folder.base
         for path in iter_markdown(folder.path):
             try:

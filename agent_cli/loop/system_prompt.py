@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import platform
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,13 +138,15 @@ def build_system_prompt(
     warnings: list[str] | None = None,
     replace: str | None = None,
     append: str | None = None,
+    sources: Collection[str] | None = None,
 ) -> str:
     """The whole system prompt. Tool descriptions are listed by name (schemas go in ``tools``).
 
     Why a memory or rules file was skipped goes to ``warnings`` when given. ``replace``
     (``--system-prompt``) stands for the intro, environment and tool listing; memory files
     still follow it, as CLAUDE.md does under Claude Code's flag. ``append``
-    (``--append-system-prompt``) comes last."""
+    (``--append-system-prompt``) comes last. ``sources`` (``--setting-sources``): which memory
+    files load (``agent_cli.customize.memory``)."""
     parts = [replace] if replace else [_INTRO, _render_env(env)]
     if tool_descriptions and not replace:
         listing = "\n".join(
@@ -152,7 +154,8 @@ def build_system_prompt(
         )
         parts.append("Tools available in this session:\n" + listing)
     if include_memory:
-        memory = render_memory(load_memory_files(env.cwd, home=home, warnings=warnings))
+        files = load_memory_files(env.cwd, home=home, warnings=warnings, sources=sources)
+        memory = render_memory(files)
         if memory:
             parts.append(memory)
     if append:

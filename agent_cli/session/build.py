@@ -167,7 +167,8 @@ def build_session(
     )
     warnings += list(hooks.warnings)
 
-    commands = load_commands(cwd, project_trusted=trusted)  # custom commands and skills
+    sources = options.setting_sources  # user/project/local: settings, memory, commands, agents
+    commands = load_commands(cwd, project_trusted=trusted, sources=sources)  # and skills
     warnings += commands.warnings
     builtins = _offered_builtins(get_all_base_tools(), options.tools)
     pool = pool_for_commands(assemble_tool_pool(builtins, (), perm_ctx), commands)
@@ -207,6 +208,7 @@ def build_session(
         warnings=warnings,
         replace=options.system_prompt or None,  # --system-prompt "" keeps the default
         append=options.append_system_prompt or None,
+        sources=sources,
     )
 
     messages: list[dict[str, Any]] | None = None
@@ -296,7 +298,10 @@ def _wire_subagents(
     from agent_cli.customize.agents import load_agent_definitions
     from tools.builtin.agent import RUNNER_KEY
 
-    definitions, warnings = load_agent_definitions(session.cwd, project_trusted=project_trusted)
+    sources = session.options.setting_sources
+    definitions, warnings = load_agent_definitions(
+        session.cwd, project_trusted=project_trusted, sources=sources
+    )
     session.warnings += warnings
     session.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
         model_client=model_client,
@@ -304,7 +309,7 @@ def _wire_subagents(
         definitions=definitions,
         parent_transcript=lambda: session.transcript,
         prompt_builder=lambda tools: build_system_prompt(
-            env, tool_descriptions=[(t.name, t.description) for t in tools]
+            env, tool_descriptions=[(t.name, t.description) for t in tools], sources=sources
         ),
         usage=session.loop.usage,
     )

@@ -16,7 +16,7 @@ the turn's ``COMMAND`` rules (a command's, or a skill's the model loaded) are dr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,9 +46,12 @@ __all__ = [
 BUILTIN_PROMPTS = ("init",)
 
 
-def load_commands(cwd: Path, *, project_trusted: bool) -> CommandSet:
-    """The session's custom commands and skills (warnings in ``.warnings``)."""
-    return load_prompt_commands(cwd, project_trusted=project_trusted)
+def load_commands(
+    cwd: Path, *, project_trusted: bool, sources: Collection[str] | None = None
+) -> CommandSet:
+    """The session's custom commands and skills (warnings in ``.warnings``); ``sources``:
+    ``--setting-sources`` (only the user's and/or the project's)."""
+    return load_prompt_commands(cwd, project_trusted=project_trusted, sources=sources)
 
 
 def pool_for_commands(pool: Sequence[Tool[Any]], commands: CommandSet) -> list[Tool[Any]]:
@@ -68,7 +71,8 @@ def wire_customizations(session: AgentSession, commands: CommandSet, project_dir
     extra[SKILLS_KEY] = CommandCatalog(
         commands, project_dir=project_dir, session_id=lambda: session.session_id
     )
-    rules, _ = load_rules(session.cwd)  # their warnings came with the memory files
+    sources = session.options.setting_sources
+    rules, _ = load_rules(session.cwd, sources=sources)  # warnings came with the memory files
     extra[FILE_CONTEXT_KEY] = PathRules(rules)
     listing = listing_for_prompt(commands)
     if listing and any(t.name == "Skill" for t in session.ctx.options.tools):
