@@ -40,6 +40,7 @@ from agent_cli.loop.events import (
     ToolFinished,
     ToolStarted,
     TurnFinished,
+    api_error_event,
     retry_event,
 )
 from agent_cli.loop.messages import normalize_messages_for_api, system_reminder
@@ -227,7 +228,7 @@ class AgentLoop:
         except ModelError as exc:
             turn.is_error = True
             turn.stop_reason = "error"
-            emit(ErrorEvent(exc.describe()))
+            emit(api_error_event(exc))
         except Exception as exc:  # never let a bug kill the session: report it, keep the state
             turn.is_error = True
             turn.stop_reason = "error"
@@ -277,7 +278,7 @@ class AgentLoop:
             turn.stop_reason = "max_budget"
             emit(
                 Notice(
-                    f"Reached the budget of ${budget:.2f} (spent ${self.usage.cost_usd:.4f}); "
+                    f"Reached the budget of ${budget:g} (spent ${self.usage.cost_usd:.4f}); "
                     "no further request was made.",
                     "warning",
                 )

@@ -19,6 +19,7 @@ __all__ = [
     "ToolProgress",
     "ToolStarted",
     "TurnFinished",
+    "api_error_event",
     "retry_event",
 ]
 
@@ -98,6 +99,8 @@ class RetryEvent:
     endpoint: str = ""  # where the next attempt goes
     max_attempts: int = 0  # 0: unknown
     fallback_model: str | None = None  # the request moved to --fallback-model (overload)
+    status: int | None = None  # the failed attempt's HTTP status, when it had one
+    error_type: str | None = None  # the API's error type, when it said
 
 
 def retry_event(notice: Any) -> RetryEvent:
@@ -109,6 +112,8 @@ def retry_event(notice: Any) -> RetryEvent:
         getattr(notice, "endpoint", ""),
         getattr(notice, "max_attempts", 0),
         getattr(notice, "fallback_model", None),
+        getattr(notice, "status", None),
+        getattr(notice, "error_type", None),
     )
 
 
@@ -142,6 +147,19 @@ class CompactProgress:
 class ErrorEvent:
     message: str
     fatal: bool = False
+    status: int | None = None  # an API error's HTTP status (None: no answer, or not the API's)
+    error_type: str | None = None  # the API's error type (``invalid_request_error``...)
+    request_id: str | None = None  # the failed response's request-id
+
+
+def api_error_event(exc: Any) -> ErrorEvent:
+    """The event for a ``ModelError`` that ended the turn: its message, status, type, id."""
+    return ErrorEvent(
+        exc.describe(),
+        status=getattr(exc, "status", None),
+        error_type=getattr(exc, "error_type", None),
+        request_id=getattr(exc, "request_id", None),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,7 +218,7 @@ class ModelClient:
                 if info.status == 401 and not reauthenticated:
                     reauthenticated = await self.transport.reauthenticate()
                     if reauthenticated:  # a fresh key from the helper, at once
-                        notice = RetryNotice(attempt, 0.0, info.reason, **self._where())
+                        notice = RetryNotice(attempt, 0.0, info.reason, **self._where(info))
                         await call_back(on_retry, notice)
                         continue
                 overloads = overloads + 1 if _overloaded(info) else 0
@@ -239,7 +239,7 @@ class ModelClient:
                         reason,
                         state.text_sent,
                         fallback_model=fallback,
-                        **self._where(),
+                        **self._where(info),
                     )
                     await call_back(on_retry, notice)
                     attempt = overloads = 0
@@ -260,7 +260,7 @@ class ModelClient:
                     info.reason,
                     state.text_sent,
                     tuple(state.handed_out),
-                    **self._where(),
+                    **self._where(info),
                 )
                 await call_back(on_retry, notice)
                 try:
@@ -279,8 +279,14 @@ class ModelClient:
             return cloud.base_url or f"{cloud.provider} ({cloud.region})"
         return self.config.base_url or ""
 
-    def _where(self) -> dict[str, Any]:
-        return {"endpoint": self.endpoint, "max_attempts": self.policy.max_attempts}
+    def _where(self, info: Any) -> dict[str, Any]:
+        """The notice's fields about the endpoint and the failed attempt's answer."""
+        return {
+            "endpoint": self.endpoint,
+            "max_attempts": self.policy.max_attempts,
+            "status": info.status,
+            "error_type": info.error_type,
+        }
 
     @staticmethod
     async def _until_abort(work: Awaitable[Any], abort: AbortLike | None) -> Any:
@@ -309,6 +315,7 @@ class ModelClient:
         on_tool_use: ToolUseCallback | None,
     ) -> AssistantTurn:
         async with self.transport.stream(params, state.warnings.append) as events:
+            state.request_id = getattr(events, "request_id", None)
             async for event in events:
                 if state.on_event is not None:
                     state.on_event(event)

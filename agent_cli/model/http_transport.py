@@ -126,7 +126,7 @@ class HttpTransport:
             ctype = response.headers.get("content-type", "")
             if "text/event-stream" not in ctype:
                 raise BadStream(f"expected an event stream, got content-type {ctype or 'none'!r}")
-            events = self._events(response, warn)
+            events = _Events(self._events(response, warn), response.headers.get("request-id"))
             yield events
         finally:
             if events is not None:
@@ -165,6 +165,23 @@ class HttpTransport:
             text = raw.decode(errors="replace").strip()
             body, fallback = None, (text[:300] or fallback)
         return status_error(response.status_code, body, response.headers, fallback)
+
+
+class _Events:
+    """A response's events, and its ``request-id`` (the assistant frames of stream-json say it)."""
+
+    def __init__(self, events: AsyncGenerator[Mapping[str, Any], None], request_id: Any) -> None:
+        self._events = events
+        self.request_id = request_id if isinstance(request_id, str) else None
+
+    def __aiter__(self) -> _Events:
+        return self
+
+    async def __anext__(self) -> Mapping[str, Any]:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
 
 
 async def sse_events(

@@ -104,4 +104,6 @@ class RetryNotice:
     handed_out: tuple[str, ...] = ()
     endpoint: str = ""  # where the next attempt goes (the URL, or the cloud provider)
     max_attempts: int = 0  # attempts allowed in all; 0: unknown
+    status: int | None = None  # the failed attempt's HTTP status (None: no answer, a stream error)
+    error_type: str | None = None  # the API's error type (``overloaded_error``...), when it said
     fallback_model: str | None = None  # set when the client switched to the fallback model

@@ -100,6 +100,7 @@ class Attempt:
     usage: Usage = field(default_factory=Usage)
     usage_raw: dict[str, Any] = field(default_factory=dict)
     message_id: str | None = None
+    request_id: str | None = None  # the response's request-id header, when the transport has it
     model: str = ""
     started: bool = False  # message_start seen
     stopped: bool = False  # message_stop seen
@@ -127,6 +128,7 @@ class Attempt:
             usage=self.usage,
             model=self.model,
             message_id=self.message_id,
+            request_id=self.request_id,
             partial=not complete and not aborted,
             aborted=aborted,
             error=error,

@@ -28,6 +28,7 @@ class AssistantTurn:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     message_id: str | None = None
+    request_id: str | None = None  # the response's request-id (HTTP transports)
     partial: bool = False
     aborted: bool = False
     error: str | None = None
