@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
+from agent_cli.frontends.stream_json import StreamJsonWriter
 from agent_cli.frontends.tty_text import for_stream
 from agent_cli.loop.events import (
     AgentEvent,
@@ -90,9 +90,14 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
 
     finished: TurnFinished | None = None
     errors: list[str] = []
+    api_error: tuple[int | None, str | None] | None = None  # the API error that ended the turn
     writer = None
-    if options.output_format == "stream-json":
-        writer = StreamJsonWriter(out, partial=options.include_partial_messages)
+    if options.output_format in ("stream-json", "json"):
+        writer = StreamJsonWriter(
+            out,
+            partial=options.include_partial_messages,
+            frames=options.output_format == "stream-json",
+        )
         writer.attach(session)
         writer.begin_turn()
     try:
@@ -122,6 +127,8 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
                 print(for_stream(f"nerve: {event.text}", err), file=err, flush=True)
             if isinstance(event, ErrorEvent):
                 errors.append(event.message)
+                if event.status is not None:
+                    api_error = (event.status, event.error_type)
                 if options.output_format == "text":
                     print(for_stream(f"nerve: error: {event.message}", err), file=err, flush=True)
             elif isinstance(event, TurnFinished):
@@ -142,19 +149,14 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         elif finished.result_text:
             print(for_stream(finished.result_text, out), file=out)
     else:
-        result = result_frame(
-            session,
-            finished,
-            duration_ms=duration_ms,
-            duration_api_ms=writer.api_ms if writer is not None else 0,
-            errors=errors,
+        assert writer is not None
+        ended = api_error if finished.stop_reason == "error" else None
+        result = writer.result_frame(
+            finished, duration_ms=duration_ms, errors=errors, api_error=ended
         )
         if structured is not None:
             structured.add_to_result(result)
-        if writer is not None:
-            writer.finish(result)
-        else:
-            print(json.dumps(result, default=str), file=out, flush=True)
+        writer.finish(result)
     if exhausted:
         return 1
     if finished.stop_reason == "aborted":

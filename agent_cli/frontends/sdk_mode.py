@@ -34,7 +34,7 @@ from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.sdk_state import SessionStateFrames
 from agent_cli.frontends.sdk_tasks import TaskFrames
-from agent_cli.frontends.stream_json import StreamJsonWriter, result_frame
+from agent_cli.frontends.stream_json import StreamJsonWriter
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
 from agent_cli.options import RunOptions, is_mcp_prompt_tool
 
@@ -160,6 +160,7 @@ class SdkMode:
         self.writer.begin_turn()
         finished: TurnFinished | None = None
         errors: list[str] = []
+        api_error: tuple[int | None, str | None] | None = None
         try:
             async for event in self.session.run_turn(prompt):
                 self.writer.event(event)
@@ -167,18 +168,20 @@ class SdkMode:
                     self.warn(event.text)
                 elif isinstance(event, ErrorEvent):
                     errors.append(event.message)
+                    if event.status is not None:
+                        api_error = (event.status, event.error_type)
                 elif isinstance(event, TurnFinished):
                     finished = event
         except Exception as exc:  # never leave the SDK without a result for its prompt
             errors.append(f"internal error: {type(exc).__name__}: {exc}")
         if finished is None:
             finished = TurnFinished("error", 0, is_error=True)
-        frame = result_frame(
-            self.session,
+        frame = self.writer.result_frame(
             finished,
             duration_ms=int((time.perf_counter() - started) * 1000),
-            duration_api_ms=self.writer.api_ms,
             errors=errors,
+            api_error=api_error if finished.stop_reason == "error" else None,
+            queued=max(self.queued, 0),
         )
         self.last_error = bool(frame["is_error"])
         self.writer.finish(frame)

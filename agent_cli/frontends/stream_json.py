@@ -1,17 +1,23 @@
-"""``--output-format stream-json``: Claude Code's message schema, one JSON object a line.
+"""``--output-format stream-json``: Claude Code's frames, one JSON object a line.
 
-What the Agent SDK parses (``claude_agent_sdk/_internal/message_parser.py``): ``system``/``init``
-at the start of each turn, an ``assistant`` frame per model message (its content blocks, model,
-id, usage, stop reason), a ``user`` frame per tool result, ``system``/``api_retry`` per retry
-announced, with ``--include-partial-messages`` a ``stream_event`` per raw API event (message_start,
-content_block_start/delta/stop of every delta kind, message_delta, message_stop) before the
-``assistant`` frame they build, and one ``result`` at the end of the turn. Every frame carries ``session_id`` and ``uuid``; frames of the main
-conversation have ``parent_tool_use_id: null``.
+Field for field as Claude Code 2.1 writes them (``tests/agent_cli/frontends/
+test_stream_json_schema.py`` compares every kind with a capture of the real CLI):
+``system``/``init`` at the start of each turn, an ``assistant`` frame per content block of each
+model message (same message id, ``stop_reason`` null, as Claude Code writes each block when it
+completes), ``system``/``permission_denied`` and a ``user`` frame per tool result (with
+``tool_use_result`` and ``tool_result_meta``), ``system``/``api_retry`` per retry announced, an
+API error that ended the turn as Claude Code's synthetic ``assistant`` message, with
+``--include-partial-messages`` a ``system``/``status`` frame per request and a ``stream_event``
+per raw API event (message_start, content_block_start/delta/stop of every delta kind,
+message_delta, message_stop; not the keep-alive pings) before the ``assistant`` frames they
+build, and one ``result`` at the end of the turn (``stream_json_result``). Every frame carries
+``session_id`` and ``uuid``; frames of the main conversation have ``parent_tool_use_id: null``.
 
 The frames come from the loop's recorder (``agent_cli.loop.recorder.TurnRecorder``): it is told
 of each message as it joins the conversation, in order, the moment it does — an assistant
 message that asked for a slow tool is out before the tool ends. The writer wraps the session's
-recorder methods (it keeps calling the originals) and the model port (to time the API calls).
+recorder methods (it keeps calling the originals) and the model port (to time the API calls and
+see the raw events: the result's first-token timings, the partial messages).
 """
 
 from __future__ import annotations
@@ -25,22 +31,17 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_cli import __version__
-from agent_cli.loop.events import AgentEvent, RetryEvent, TurnFinished
+from agent_cli.frontends.stream_json_result import (
+    api_error_category,
+    model_usage,
+    now_iso,
+    result_frame,
+    result_subtype,
+)
+from agent_cli.loop.events import AgentEvent, ErrorEvent, RetryEvent
 from agent_cli.loop.turn_context import usage_dict
 
-__all__ = ["StreamJsonWriter", "result_frame", "result_subtype"]
-
-_SUBTYPES = {
-    "max_turns": "error_max_turns",
-    "max_budget": "error_max_budget_usd",
-    "error": "error_during_execution",
-    "aborted": "error_during_execution",
-    "blocked": "error_during_execution",
-}
-
-
-def result_subtype(stop_reason: str) -> str:
-    return _SUBTYPES.get(stop_reason, "success")
+__all__ = ["StreamJsonWriter", "model_usage", "result_frame", "result_subtype"]
 
 
 def _plain(value: Any) -> Any:
@@ -52,58 +53,52 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def result_frame(
-    session: Any,
-    finished: TurnFinished,
-    *,
-    duration_ms: int,
-    duration_api_ms: int,
-    errors: list[str],
-) -> dict[str, Any]:
-    """The ``result`` object (also the whole output of ``--output-format json``)."""
-    is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted", "max_budget")
-    usage = session.loop.usage
-    frame: dict[str, Any] = {
-        "type": "result",
-        "subtype": result_subtype(finished.stop_reason),
-        "is_error": is_error,
-        "duration_ms": duration_ms,
-        "duration_api_ms": duration_api_ms,
-        "num_turns": finished.num_turns,
-        "result": finished.result_text,
-        "stop_reason": finished.stop_reason,
-        "session_id": session.session_id,
-        "total_cost_usd": round(usage.cost_usd, 6),
-        "usage": finished.usage,
-        "modelUsage": {
-            model: {
-                "inputTokens": u.input,
-                "outputTokens": u.output,
-                "cacheReadInputTokens": u.cache_read,
-                "cacheCreationInputTokens": u.cache_creation,
-            }
-            for model, u in usage.by_model.items()
-        },
-        "permission_denials": session.loop.permission_denials,
-        "uuid": str(uuid.uuid4()),
-    }
-    if errors:
-        frame["errors"] = errors
-    return frame
+def _served_by_anthropic(session: Any) -> bool:
+    endpoint = str(getattr(session.loop.model, "endpoint", "") or "")
+    return endpoint == "" or endpoint.startswith("https://api.anthropic.com")
+
+
+def _sandbox_enabled(session: Any) -> bool:
+    from tools.sandbox import SANDBOX_KEY
+
+    sandbox = session.ctx.options.extra.get(SANDBOX_KEY)
+    return bool(getattr(getattr(sandbox, "config", None), "enabled", False))
+
+
+def _decision(outcome: Any) -> dict[str, Any]:
+    """``tool_result_meta``'s ``permission_decision``: accept/reject and who decided."""
+    verdict = getattr(outcome, "verdict", None)
+    allowed = verdict is None or bool(getattr(verdict, "allowed", True))
+    kind = str(getattr(verdict, "kind", "") or "")
+    source = "user" if outcome.user_decided else ("hook" if kind == "hook" else "config")
+    decision: dict[str, Any] = {"decision": "accept" if allowed else "reject", "source": source}
+    if allowed and kind:
+        decision["reason_type"] = kind
+    return decision
 
 
 class _TimedModel:
     """The session's model port, timing each call (``duration_api_ms``); with ``on_event`` it
-    also hands each raw API event of the main conversation's calls on (partial messages)."""
+    also hands each raw API event of the main conversation's calls on (partial messages), after
+    ``on_request`` is told a call starts."""
 
-    def __init__(self, inner: Any, on_event: Callable[[Any], None] | None = None) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        on_event: Callable[[Any], None] | None = None,
+        on_request: Callable[[], None] | None = None,
+    ) -> None:
         self.inner = inner
         self.seconds = 0.0
         self.on_event = on_event
+        self.on_request = on_request
+        self.started = 0.0  # when the current call began
 
     async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        self.started = started = time.perf_counter()
         if self.on_event is not None:
+            if self.on_request is not None:
+                self.on_request()
             kwargs["on_event"] = self.on_event
         try:
             return await self.inner.stream_turn(*args, **kwargs)
@@ -115,27 +110,37 @@ class _TimedModel:
 
 
 class StreamJsonWriter:
-    """Writes a session's frames to ``out`` (see module docstring). ``attach`` once."""
+    """Writes a session's frames to ``out`` (see module docstring). ``attach`` once.
+    ``frames=False`` (``--output-format json``): only the timing and the ``result`` object."""
 
-    def __init__(self, out: TextIO, *, partial: bool = False) -> None:
+    def __init__(self, out: TextIO, *, partial: bool = False, frames: bool = True) -> None:
         self.out = out
-        self.partial = partial
+        self.partial = partial and frames
+        self.frames = frames
         self.session: Any = None
         self._timer: _TimedModel | None = None
         self._lock = threading.Lock()  # frames are whole lines even if a thread writes one
         self._init_sent = False
         self._sent_results: set[str] = set()
-        self._outputs: dict[str, Any] = {}
-        self._durations: dict[str, int] = {}
+        self._outcomes: dict[str, Any] = {}
         self._api_base = 0.0
+        self._message_id: str | None = None  # the API message the raw events belong to
+        self.original_cwd = os.getcwd()
+        self._turn_started = time.perf_counter()
+        self._timings: dict[str, int] = {}  # the turn's time to first request, event, token
+        self._begun: list[str] = []  # API message ids the turn's partial messages began
+        self.results = 0  # result frames written (``result_index``)
+        self.last_usage: dict[str, dict[str, Any]] | None = None  # modelUsage at the last one
 
     # -- wiring ---------------------------------------------------------------------------------
 
     def attach(self, session: Any) -> None:
         self.session = session
         loop = session.loop
-        self._timer = _TimedModel(loop.model, self._raw_event if self.partial else None)
+        self._timer = _TimedModel(loop.model, self._on_event, self._requesting)
         loop.model = self._timer
+        if not self.frames:
+            return
         rec = loop.recorder
         self._wrap(rec, "user", lambda *a, **k: self._ensure_init())
         self._wrap(rec, "assistant", lambda message, turn, model: self._assistant(message, turn))
@@ -158,6 +163,9 @@ class StreamJsonWriter:
     def begin_turn(self) -> None:
         """A new turn: its ``init`` frame goes out before its first message."""
         self._init_sent = False
+        self._turn_started = time.perf_counter()
+        self._timings = {}
+        self._begun = []
         self._api_base = self._timer.seconds if self._timer is not None else 0.0
 
     @property
@@ -168,20 +176,48 @@ class StreamJsonWriter:
 
     def event(self, event: AgentEvent) -> None:
         """Events that are frames of their own (the messages come from the recorder)."""
+        if not self.frames:
+            return
         if isinstance(event, RetryEvent):
             self.write(
                 self._frame(
                     "system",
                     subtype="api_retry",
                     attempt=event.attempt,
+                    max_retries=max(event.max_attempts - 1, 0),
                     retry_delay_ms=int(event.delay_s * 1000),
-                    error=event.reason,
+                    error_status=event.status,
+                    error=api_error_category(event.status, event.error_type),
+                    written_at=now_iso(),
                 )
             )
+        elif isinstance(event, ErrorEvent) and event.status is not None:
+            self._api_error_message(event)
+
+    def result_frame(self, finished: Any, *, duration_ms: int, **fields: Any) -> dict[str, Any]:
+        """This turn's ``result`` (``stream_json_result.result_frame``) with the writer's
+        counters: its index among the session's results and the usage since the last one."""
+        frame = result_frame(
+            self.session,
+            finished,
+            duration_ms=duration_ms,
+            duration_api_ms=self.api_ms,
+            result_index=self.results,
+            previous_usage=self.last_usage,
+            **fields,
+        )
+        self.results += 1
+        self.last_usage = frame["modelUsage"]
+        if frame["subtype"] == "success" and frame["api_error_status"] is None:
+            frame.update(self._timings)  # as Claude Code: on an answered turn's result
+        if self.partial:
+            frame["begun_message_ids"] = list(self._begun)
+        return frame
 
     def finish(self, frame: dict[str, Any]) -> None:
-        self._ensure_init()
-        self._tool_results()
+        if self.frames:
+            self._ensure_init()
+            self._tool_results()
         self.write(frame)
 
     # -- frames ---------------------------------------------------------------------------------
@@ -209,6 +245,7 @@ class StreamJsonWriter:
         tools = [t.name for t in s.ctx.options.tools]
         servers = [{"name": v.name, "status": v.status} for v in s.mcp_servers()]
         env = s.ctx.options.environ or os.environ
+        commands = [] if s.commands is None else list(s.commands.commands.values())
         return self._frame(
             "system",
             subtype="init",
@@ -222,8 +259,20 @@ class StreamJsonWriter:
             claude_code_version=__version__,
             output_style="default",
             agents=[getattr(d, "name", str(d)) for d in s.agent_definitions()],
-            skills=[],
-            plugins=[],
+            skills=sorted(c.name for c in commands if c.kind == "skill"),
+            plugins=[],  # Nerve loads no plugins
+            capabilities=[],  # none of Claude Code's protocol extensions (interrupt receipts...)
+            analytics_disabled=True,  # Nerve sends no analytics
+            product_feedback_disabled=True,
+            served_by_anthropic=_served_by_anthropic(s),
+            sandbox_enabled=_sandbox_enabled(s),
+            original_cwd=self.original_cwd,
+            additional_directories=[str(d) for d in s.ctx.permissions.additional_dirs],
+            fast_mode_state="off",  # Nerve has no fast mode
+            ultrathink_available=False,
+            ultrathink_typed_raises=False,
+            view_mode="default",
+            written_at=now_iso(),
         )
 
     def _ensure_init(self) -> None:
@@ -231,32 +280,123 @@ class StreamJsonWriter:
             self._init_sent = True
             self.write(self.init_frame())
 
+    def _requesting(self) -> None:
+        """A model request starts: timed; with partial messages Claude Code's ``status``."""
+        self._mark("time_to_request_ms")
+        if self.partial:
+            self._ensure_init()
+            self.write(
+                self._frame("system", subtype="status", status="requesting", written_at=now_iso())
+            )
+
+    def _mark(self, name: str) -> None:
+        if name not in self._timings:
+            self._timings[name] = int((time.perf_counter() - self._turn_started) * 1000)
+
+    def _on_event(self, event: Any) -> None:
+        """Every raw API event of the main conversation: the turn's first-token timings, and
+        with partial messages a ``stream_event`` frame."""
+        self._mark("ttft_stream_ms")
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "content_block_delta":
+            self._mark("ttft_ms")
+            self._mark("first_content_frame_ms")
+        if self.partial:
+            self._raw_event(event)
+
     def _raw_event(self, event: Any) -> None:
         """One raw API event as a ``stream_event`` frame, the moment it arrives."""
+        raw = dict(event)
+        if raw.get("type") == "ping":  # Claude Code passes the API's keep-alives on to no one
+            return
         self._ensure_init()
-        self.write(self._frame("stream_event", event=dict(event), parent_tool_use_id=None))
+        extra: dict[str, Any] = {}
+        if raw.get("type") == "message_start":
+            message = raw.get("message")
+            self._message_id = message.get("id") if isinstance(message, dict) else None
+            if self._message_id:
+                self._begun.append(self._message_id)
+            started = self._timer.started if self._timer is not None else time.perf_counter()
+            extra["ttft_ms"] = int((time.perf_counter() - started) * 1000)
+        self.write(
+            self._frame(
+                "stream_event",
+                event=raw,
+                parent_tool_use_id=None,
+                **extra,
+                api_message_id=self._message_id,
+            )
+        )
 
     def _assistant(self, message: dict[str, Any], turn: Any) -> None:
+        """One ``assistant`` frame per content block, as Claude Code writes them: the same
+        message id on each, ``stop_reason`` null (it writes each block as it completes, before
+        the message's end; the ``result`` has the stop reason)."""
         self._ensure_init()
+        message_id = turn.message_id or f"msg_{uuid.uuid4().hex[:24]}"
+        blocks = [{k: v for k, v in b.items() if not k.startswith("_")} for b in message["content"]]
+        parts: list[list[dict[str, Any]]] = [[b] for b in blocks] or [[]]
+        for part in parts:
+            body = {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": turn.model or self.session.model,
+                "content": part,
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": usage_dict(turn.usage),
+                "context_management": None,
+            }
+            fields: dict[str, Any] = {"parent_tool_use_id": None, "timestamp": now_iso()}
+            if getattr(turn, "request_id", None):
+                fields["request_id"] = turn.request_id
+            self.write(self._frame("assistant", message=body, **fields))
+
+    def _api_error_message(self, event: ErrorEvent) -> None:
+        """The API error that ends a turn, as Claude Code reports it: a synthetic assistant
+        message saying it (its ``result`` says it too)."""
+        self._ensure_init()
+        zero = model_usage_zero()
         body = {
-            "id": turn.message_id or f"msg_{uuid.uuid4().hex[:24]}",
+            "id": str(uuid.uuid4()),
             "type": "message",
             "role": "assistant",
-            "model": turn.model or self.session.model,
-            "content": [
-                {k: v for k, v in b.items() if not k.startswith("_")} for b in message["content"]
-            ],
-            "stop_reason": turn.stop_reason,
-            "stop_sequence": None,
-            "usage": usage_dict(turn.usage),
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": event.message}],
+            "stop_reason": "stop_sequence",
+            "stop_sequence": "",
+            "stop_details": None,
+            "container": None,
+            "diagnostics": None,
+            "usage": zero,
+            "context_management": None,
         }
-        self.write(self._frame("assistant", message=body, parent_tool_use_id=None))
+        fields = {
+            "message": body,
+            "parent_tool_use_id": None,
+            "timestamp": now_iso(),
+            "error": api_error_category(event.status, event.error_type),
+            "is_api_error_message": True,
+            "api_error_status": event.status,
+            "api_error_type": event.error_type,
+        }
+        if event.request_id:
+            fields["request_id"] = event.request_id
+        self.write(self._frame("assistant", **fields))
 
     def _result_seen(self, outcome: Any) -> None:
-        output = _plain(getattr(outcome, "output", None))
-        if output is not None:
-            self._outputs[outcome.tool_use_id] = output
-        self._durations[outcome.tool_use_id] = int(getattr(outcome, "duration_ms", 0) or 0)
+        self._outcomes[outcome.tool_use_id] = outcome
+        verdict = getattr(outcome, "verdict", None)
+        if verdict is not None and not getattr(verdict, "allowed", True):
+            self._ensure_init()
+            self.system(
+                "permission_denied",
+                tool_name=outcome.tool_name,
+                tool_use_id=outcome.tool_use_id,
+                message=_result_text(outcome.tool_result),
+                written_at=now_iso(),
+            )
 
     def _tool_results(self) -> None:
         """One ``user`` frame per tool result that joined the conversation since the last."""
@@ -277,12 +417,50 @@ class StreamJsonWriter:
             tool_use_id = str(block.get("tool_use_id"))
             self._sent_results.add(tool_use_id)
             clean = {k: v for k, v in block.items() if not k.startswith("_")}
+            outcome = self._outcomes.pop(tool_use_id, None)
+            output = _plain(getattr(outcome, "output", None))
+            if output is None:  # Claude Code's: the text, "Error: ..." for a failed call
+                text = _result_text(clean)
+                output = f"Error: {text}" if clean.get("is_error") else text
             fields: dict[str, Any] = {
                 "message": {"role": "user", "content": [clean]},
                 "parent_tool_use_id": None,
+                "timestamp": now_iso(),
+                "tool_use_result": output,
             }
-            if tool_use_id in self._outputs:
-                fields["tool_use_result"] = self._outputs.pop(tool_use_id)
-            if tool_use_id in self._durations:  # Nerve's own field (the SDK ignores it)
-                fields["duration_ms"] = self._durations.pop(tool_use_id)
+            if outcome is not None:
+                meta: dict[str, Any] = {
+                    "id": tool_use_id,
+                    "permission_decision": _decision(outcome),
+                }
+                if not meta["permission_decision"]["decision"] == "accept":
+                    meta["non_execution_kind"] = "user-rejected"
+                fields["tool_result_meta"] = [meta]
+                # Nerve's own field (the SDK ignores it)
+                fields["duration_ms"] = int(getattr(outcome, "duration_ms", 0) or 0)
             self.write(self._frame("user", **fields))
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return "" if content is None else str(content)
+
+
+def model_usage_zero() -> dict[str, Any]:
+    """The usage of a message no model wrote (Claude Code's synthetic API error message)."""
+    return {
+        "output_tokens_details": None,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": None,
+        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+        "inference_geo": None,
+        "iterations": None,
+        "speed": None,
+        "fallback_credit": None,
+    }

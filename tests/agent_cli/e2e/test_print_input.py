@@ -182,7 +182,8 @@ def test_max_budget_usd_stops_cleanly_and_the_result_says_why(harness: Harness) 
     assert run.rc == 1, run.stderr
     out = run.json()
     assert out["subtype"] == "error_max_budget_usd" and out["is_error"] is True
-    assert out["stop_reason"] == "max_budget" and out["total_cost_usd"] >= 0.01
+    assert out["terminal_reason"] == "budget_exhausted" and out["total_cost_usd"] >= 0.01
+    assert out["errors"] == ["Reached maximum budget ($0.01)"] and "result" not in out
     assert len(run.server.requests) == 1  # the call that crossed it finished, no new request
     assert run.server.failures == []
     assert "Reached the budget of $0.01" in run.stderr

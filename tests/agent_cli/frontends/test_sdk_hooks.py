@@ -458,6 +458,6 @@ async def test_an_interrupt_while_a_hook_waits_ends_the_turn_and_the_session_goe
     assert server.failures == [], server.failures
     server.assert_done()
     stopped = first[-1]
-    assert isinstance(stopped, sdk.ResultMessage) and stopped.stop_reason == "aborted"
+    assert isinstance(stopped, sdk.ResultMessage) and stopped.terminal_reason == "aborted_tools"
     assert not (harness.project / "ran.txt").exists()
     assert isinstance(second[-1], sdk.ResultMessage) and second[-1].result == "Still here."

@@ -62,7 +62,7 @@ async def test_no_system_prompt_keeps_nerves_and_max_turns_stops_the_loop(
     try:
         # An error result makes nerve exit 1, as Claude Code does; the SDK yields the result,
         # then raises ResultError naming it.
-        with pytest.raises(sdk.ResultError, match="error_max_turns"):
+        with pytest.raises(sdk.ResultError, match=r"Reached maximum number of turns \(1\)"):
             async for message in sdk.query(
                 prompt="list files forever", options=options(harness, server, max_turns=1)
             ):
@@ -74,6 +74,7 @@ async def test_no_system_prompt_keeps_nerves_and_max_turns_stops_the_loop(
     result = got[-1]
     assert isinstance(result, sdk.ResultMessage)
     assert result.subtype == "error_max_turns" and result.is_error and result.num_turns == 1
+    assert result.terminal_reason == "max_turns" and result.stop_reason == "tool_use"
     tools = [b for m in got if isinstance(m, sdk.AssistantMessage) for b in m.content]
     assert [b.name for b in tools if isinstance(b, sdk.ToolUseBlock)] == ["Glob"]
     results = [b for m in got if isinstance(m, sdk.UserMessage) for b in m.content]
@@ -132,7 +133,7 @@ async def test_the_sdks_control_requests_interrupt_mode_model_and_mcp_status(
     server.assert_done()
     stopped = first[-1]
     assert isinstance(stopped, sdk.ResultMessage) and stopped.is_error
-    assert stopped.stop_reason == "aborted"
+    assert stopped.terminal_reason == "aborted_tools"  # the SDK's: an interrupt stopped tools
     results = [b for m in first if isinstance(m, sdk.UserMessage) for b in m.content]
     assert [b.tool_use_id for b in results] == ["t_slow"]
     assert second[-1].result == "Stopped, as asked."

@@ -1,5 +1,14 @@
-"""``--output-format stream-json`` speaks Claude Code's schema: every frame has the keys the
-Agent SDK reads (the fixture says where that comes from), and the SDK's own parser takes it."""
+"""``--output-format stream-json`` (and ``json``) writes Claude Code's frames field for field.
+
+The fixture holds the field set of every kind of frame the real Claude Code CLI (2.1.337, the
+binary claude-agent-sdk bundles) wrote for the runs of ``stream_json_frames.RUNS`` against the
+scripted server, captured by ``bench/capture_claude_frames.py``; public captures it was checked
+against: mixofreality-studio/archistrator (``server/internal/resourceaccess/agenticjob/testdata/
+streamjson/``, Claude Code 2.1.220) and hrntknr/claude-code-protocol (``protocol.go``). Nerve plays
+the same runs here; every kind of frame Claude Code wrote must come out of Nerve with every key
+the fixture names, at the same nesting and of the same type, unless the fixture's ``_not_sent``
+says why Nerve leaves it out. The Agent SDK's own parser must read every frame too.
+"""
 
 from __future__ import annotations
 
@@ -11,53 +20,88 @@ import pytest
 
 from agent_cli.testing import Match, Scenario, Turn, server_error, text, thinking, tool_use
 from tests.agent_cli.e2e.conftest import Harness, harness
+from tests.agent_cli.frontends.stream_json_frames import RUNS, frame_kind, missing_fields
 
 __all__ = ["harness"]
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "stream_json_frames.json").read_text())
+NOT_SENT: dict[str, Any] = FIXTURE["_not_sent"]
+KINDS = [k for k in FIXTURE if not k.startswith("_")]
 
 
 def _kind(frame: dict[str, Any]) -> str:
-    return f"system/{frame['subtype']}" if frame["type"] == "system" else frame["type"]
+    return frame_kind(frame)
 
 
-def missing_fields(expected: Any, actual: Any, path: str = "") -> list[str]:
-    """Where ``actual`` lacks a key of ``expected`` or has a value of another type."""
-    if expected is None:
-        return [] if actual is None else [f"{path}: expected null, got {actual!r}"]
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return [f"{path}: expected an object, got {actual!r}"]
-        out: list[str] = []
-        for key, value in expected.items():
-            if key not in actual:
-                out.append(f"{path}.{key}: missing")
-            else:
-                out += missing_fields(value, actual[key], f"{path}.{key}")
-        return out
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return [f"{path}: expected a list, got {actual!r}"]
-        if expected and actual:
-            return missing_fields(expected[0], actual[0], f"{path}[0]")
-        return []
-    if isinstance(expected, bool):
-        return [] if isinstance(actual, bool) else [f"{path}: expected a bool, got {actual!r}"]
-    if isinstance(expected, (int, float)):
-        ok = isinstance(actual, (int, float)) and not isinstance(actual, bool)
-        return [] if ok else [f"{path}: expected a number, got {actual!r}"]
-    return [] if isinstance(actual, type(expected)) else [f"{path}: expected str, got {actual!r}"]
+def _expected(kind: str) -> Any:
+    """The fixture's field set for ``kind`` without what ``_not_sent`` explains."""
+    shape = json.loads(json.dumps(FIXTURE[kind]))
+    for path in NOT_SENT.get(kind, {}):
+        *parents, last = path.split(".")
+        node = shape
+        for key in parents:
+            node = node[key]
+        del node[last]
+    return shape
+
+
+def _play(harness: Harness, name: str) -> list[dict[str, Any]]:
+    (run,) = (r for r in RUNS if r.name == name)
+    (harness.project / "notes.txt").write_text("alpha\n")
+    done = harness.run(run.args, run.scenario(harness.project), check_done=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_the_fixture_is_a_capture_and_says_what_nerve_leaves_out() -> None:
+    assert FIXTURE["_captured_with"].endswith("(Claude Code)")
+    for kind in ("system/init", "assistant", "user/tool_result", "result/success"):
+        assert kind in KINDS
+    for kind in (
+        "result/error_max_turns",
+        "result/error_max_budget_usd",
+        "stream_event/message_start",
+    ):
+        assert kind in KINDS
+    for kind, what in NOT_SENT.items():
+        assert kind in KINDS, kind
+        reasons = what.values() if isinstance(what, dict) else [what]
+        assert all(isinstance(r, str) and len(r) > 20 for r in reasons), kind
+        for path in what if isinstance(what, dict) else []:
+            _expected(kind)  # every left-out path names a field of the capture
+            assert path.split(".")[0] in FIXTURE[kind], (kind, path)
 
 
 def test_the_checker_catches_a_renamed_or_missing_field() -> None:
-    good = json.loads(json.dumps(FIXTURE["result"]))
-    assert missing_fields(FIXTURE["result"], good) == []
+    expected = _expected("result/success")
+    good = {k: v for k, v in expected.items()}
+    good["modelUsage"] = {"m": expected["modelUsage"]["*"]}
+    good["model_usage_since_last_result"] = {}
+    assert missing_fields(expected, good) == []
     good["durationMs"] = good.pop("duration_ms")
-    assert missing_fields(FIXTURE["result"], good) == [".duration_ms: missing"]
-    frame = json.loads(json.dumps(FIXTURE["assistant"]))
-    frame["parent_tool_use_id"] = "x"
-    del frame["message"]["model"]
-    assert len(missing_fields(FIXTURE["assistant"], frame)) == 2
+    assert missing_fields(expected, good) == [".duration_ms: missing"]
+    good["modelUsage"]["m"] = dict(good["modelUsage"]["m"], costUSD="0.1")
+    assert ".modelUsage.m.costUSD: expected a number, got '0.1'" in missing_fields(expected, good)
+    frame = json.loads(json.dumps(_expected("assistant")))
+    del frame["message"]["usage"]["cache_read_input_tokens"], frame["timestamp"]
+    assert len(missing_fields(_expected("assistant"), frame)) == 2
+
+
+@pytest.mark.parametrize("name", [r.name for r in RUNS])
+def test_every_frame_claude_code_writes_nerve_writes_with_its_fields(
+    harness: Harness, name: str
+) -> None:
+    frames = _play(harness, name)
+    produced = {_kind(f) for f in frames}
+    wanted = {k for k in FIXTURE["_runs"] if name in FIXTURE["_runs"][k]}
+    left_out = {k for k in wanted if isinstance(NOT_SENT.get(k), str)}
+    assert wanted - left_out <= produced, (sorted(wanted - left_out - produced), name)
+    for frame in frames:
+        kind = _kind(frame)
+        if kind in FIXTURE:
+            assert missing_fields(_expected(kind), frame) == [], (kind, frame)
+    assert len({f["uuid"] for f in frames}) == len(frames)
+    assert len({f["session_id"] for f in frames}) == 1
 
 
 def _run(harness: Harness) -> tuple[Any, list[dict[str, Any]]]:
@@ -78,18 +122,27 @@ def _run(harness: Harness) -> tuple[Any, list[dict[str, Any]]]:
 def test_a_tool_turn_in_claude_codes_frames(harness: Harness) -> None:
     run, frames = _run(harness)
     kinds = [_kind(f) for f in frames]
-    assert kinds == ["system/init", "system/api_retry", "assistant", "user", "assistant", "result"]
+    assert kinds == [
+        "system/init",
+        "system/api_retry",
+        "assistant",  # as Claude Code: a frame per content block of the message
+        "assistant",
+        "user/tool_result",
+        "assistant",
+        "result/success",
+    ]
     for frame in frames:
-        assert missing_fields(FIXTURE[_kind(frame)], frame) == [], frame
-    init, retry, ask, tool, answer, result = frames
+        assert missing_fields(_expected(_kind(frame)), frame) == [], frame
+    init, retry, said, ask, tool, answer, result = frames
     session = result["session_id"]
     assert all(f["session_id"] == session for f in frames)
     assert len({f["uuid"] for f in frames}) == len(frames)
     assert "Read" in init["tools"] and init["cwd"] == str(harness.project)
     assert init["permissionMode"] == "default" and init["apiKeySource"] == "ANTHROPIC_API_KEY"
-    assert retry["attempt"] == 1 and "500" in retry["error"]
+    assert retry["attempt"] == 1 and retry["max_retries"] == 10
+    assert retry["error_status"] == 500 and retry["error"] == "server_error"
+    assert said["message"]["content"] == [{"type": "text", "text": "Reading."}]
     assert ask["message"]["content"] == [
-        {"type": "text", "text": "Reading."},
         {
             "type": "tool_use",
             "id": "t_read",
@@ -97,15 +150,35 @@ def test_a_tool_turn_in_claude_codes_frames(harness: Harness) -> None:
             "input": {"file_path": str(harness.project / "notes.txt")},
         },
     ]
-    assert ask["message"]["stop_reason"] == "tool_use" and ask["message"]["model"]
+    assert said["message"]["id"] == ask["message"]["id"] != answer["message"]["id"]
+    assert ask["message"]["stop_reason"] is None and ask["message"]["model"]
+    assert ask["request_id"] == said["request_id"] == "req_scripted_0002"  # the retried one
     block = tool["message"]["content"][0]
     assert block["tool_use_id"] == "t_read" and "alpha" in json.dumps(block["content"])
+    assert tool["tool_result_meta"] == [
+        {
+            "id": "t_read",
+            "permission_decision": {
+                "decision": "accept",
+                "source": "config",
+                "reason_type": "workingDir",
+            },
+        }
+    ]
+    assert tool["tool_use_result"]  # the Read tool's own output
     assert answer["message"]["content"] == [{"type": "text", "text": "It says alpha."}]
     assert result["subtype"] == "success" and result["is_error"] is False
     assert result["result"] == "It says alpha." and result["num_turns"] == 2
+    assert result["stop_reason"] == "end_turn" and result["terminal_reason"] == "completed"
     assert 0 < result["duration_api_ms"] <= result["duration_ms"]
+    assert result["time_to_request_ms"] <= result["ttft_stream_ms"] <= result["ttft_ms"]
+    assert result["ttft_ms"] <= result["duration_ms"]
+    (usage,) = result["modelUsage"].values()
+    assert usage["costUSD"] == result["total_cost_usd"] and usage["costBasis"] == "list"
+    assert usage["inputTokens"] == 20 and usage["provider"] == "firstParty"
     # what the server was sent is what the frames say
-    assert run.server.requests[-1].body["messages"][1]["content"] == ask["message"]["content"]
+    sent = run.server.requests[-1].body["messages"][1]["content"]
+    assert sent == said["message"]["content"] + ask["message"]["content"]
 
 
 def test_the_agent_sdks_parser_reads_every_frame(harness: Harness) -> None:
@@ -120,12 +193,13 @@ def test_the_agent_sdks_parser_reads_every_frame(harness: Harness) -> None:
         "SystemMessage",
         "SystemMessage",
         "AssistantMessage",
+        "AssistantMessage",
         "UserMessage",
         "AssistantMessage",
         "ResultMessage",
     ]
-    ask, tool, result = parsed[2], parsed[3], parsed[5]
-    assert isinstance(ask.content[1], sdk.ToolUseBlock) and ask.content[1].name == "Read"
+    ask, tool, result = parsed[3], parsed[4], parsed[6]
+    assert isinstance(ask.content[0], sdk.ToolUseBlock) and ask.content[0].name == "Read"
     assert isinstance(tool.content[0], sdk.ToolResultBlock)
     assert result.num_turns == 2 and result.result == "It says alpha."
     assert result.total_cost_usd is not None and result.usage is not None
@@ -134,13 +208,14 @@ def test_the_agent_sdks_parser_reads_every_frame(harness: Harness) -> None:
 def test_json_output_is_the_same_result_object(harness: Harness) -> None:
     run = harness.run(["-p", "hi", "--output-format", "json"], Scenario.of(Turn([text("hello")])))
     assert run.rc == 0, run.stderr
-    assert missing_fields(FIXTURE["result"], run.json()) == []
+    assert missing_fields(_expected("result/success"), run.json()) == []
 
 
 def test_partial_messages_stream_every_raw_event_before_the_message(harness: Harness) -> None:
-    """Each API event is a ``stream_event`` frame as it arrives: thinking, signature, text and
-    tool input deltas, block starts and stops, message_delta and message_stop, then the
-    ``assistant`` frame they build; the tool's ``user`` frame; the next message likewise."""
+    """Each API event is a ``stream_event`` frame as it arrives (after a ``status`` frame for the
+    request): thinking, signature, text and tool input deltas, block starts and stops,
+    message_delta and message_stop, then the ``assistant`` frames they build (one a block);
+    the tool's ``user`` frame; the next message likewise."""
     words = "one two three four five six seven eight"
     first = Turn([thinking("Let me look."), text(words), tool_use("Glob", {"pattern": "*"}, "g1")])
     run = harness.run(
@@ -151,14 +226,20 @@ def test_partial_messages_stream_every_raw_event_before_the_message(harness: Har
     frames = [json.loads(line) for line in run.stdout.splitlines()]
     kinds = [f["type"] for f in frames]
     assert kinds[0] == "system" and kinds[-1] == "result"
+    assert [f.get("status") for f in frames if f.get("subtype") == "status"] == ["requesting"] * 2
     events = [f for f in frames if f["type"] == "stream_event"]
+    assert "ping" not in {f["event"]["type"] for f in events}  # keep-alives are not passed on
     assert all(f["session_id"] == frames[0]["session_id"] for f in events)
     assert all(f["parent_tool_use_id"] is None and f["uuid"] for f in events)
     assert len({f["uuid"] for f in frames}) == len(frames)
-    # the first message: its events, then its assistant frame, then the tool result
+    # the first message: its events, then its assistant frames, then the tool result
     a1 = kinds.index("assistant")
-    assert kinds[a1 + 1] == "user" and "stream_event" not in kinds[a1 + 1 : a1 + 2]
+    assert kinds[a1 : a1 + 4] == ["assistant", "assistant", "assistant", "user"]
+    blocks = [frames[a1 + i]["message"]["content"][0]["type"] for i in range(3)]
+    assert blocks == ["thinking", "text", "tool_use"]
     one = [f["event"] for f in frames[:a1] if f["type"] == "stream_event"]
+    msg_id = one[0]["message"]["id"]
+    assert {f["api_message_id"] for f in frames[:a1] if f["type"] == "stream_event"} == {msg_id}
     types = [e["type"] for e in one]
     assert types[0] == "message_start" and types[-2:] == ["message_delta", "message_stop"]
     starts = [e["content_block"]["type"] for e in one if e["type"] == "content_block_start"]
@@ -174,7 +255,8 @@ def test_partial_messages_stream_every_raw_event_before_the_message(harness: Har
     assert said == words
     assert one[-2]["delta"]["stop_reason"] == "tool_use"
     # the second message after the tool result, then its assistant frame
-    a2 = kinds.index("assistant", a1 + 1)
-    two = [f["event"]["type"] for f in frames[a1 + 2 : a2] if f["type"] == "stream_event"]
+    a2 = kinds.index("assistant", a1 + 4)
+    two = [f["event"]["type"] for f in frames[a1 + 4 : a2] if f["type"] == "stream_event"]
     assert two[0] == "message_start" and two[-1] == "message_stop"
     assert kinds[a2 + 1 :] == ["result"]
+    assert frames[-1]["begun_message_ids"] == [msg_id, frames[a2]["message"]["id"]]

@@ -159,7 +159,9 @@ def test_400_after_tools_ran_ends_clearly_and_continue_goes_on(harness: Harness)
     out = _lines(run.stdout)
     assert len(out) == 1 and out[0]["type"] == "result", run.stdout
     assert run.rc == 1 and out[0]["is_error"] is True
-    assert any("content is invalid" in e for e in out[0]["errors"])
+    # Claude Code's shape for an API error: subtype success, is_error, the status, the message
+    assert out[0]["subtype"] == "success" and out[0]["api_error_status"] == 400
+    assert "content is invalid" in out[0]["result"]
     assert "Traceback" not in run.stderr and marker.read_text() == "ran\n"
     second = Scenario.of(Turn([text("picked up")], match=Match(contains_text="go on")))
     again = harness.run(["-p", "go on", "--continue", *args], second)
@@ -178,8 +180,15 @@ def test_api_error_still_prints_one_result_object(harness: Harness, fmt: str) ->
     lines = _lines(run.stdout)
     results = [x for x in lines if x["type"] == "result"]
     assert run.rc == 1 and len(results) == 1 and lines[-1] is results[0]
-    assert results[0]["is_error"] is True and results[0]["subtype"] == "error_during_execution"
-    assert any("bad request" in e for e in results[0]["errors"])
+    assert results[0]["is_error"] is True and results[0]["subtype"] == "success"
+    assert results[0]["api_error_status"] == 400 and results[0]["terminal_reason"] == "api_error"
+    assert results[0]["api_error_type"] == "invalid_request_error"
+    assert "bad request" in results[0]["result"]
+    if fmt == "stream-json":  # and, before it, Claude Code's synthetic message saying so
+        (said,) = [x for x in lines if x["type"] == "assistant"]
+        assert said["is_api_error_message"] is True and said["error"] == "invalid_request"
+        assert said["message"]["model"] == "<synthetic>"
+        assert "bad request" in said["message"]["content"][0]["text"]
 
 
 def test_stream_json_ends_with_a_result_on_max_turns(harness: Harness) -> None:
@@ -223,7 +232,8 @@ def test_stream_json_ends_with_a_result_when_interrupted(harness: Harness) -> No
     last = _lines(rest)[-1]
     assert proc.returncode == 130
     assert last["type"] == "result" and last["is_error"] is True
-    assert last["stop_reason"] == "aborted"
+    assert last["subtype"] == "error_during_execution"
+    assert last["terminal_reason"] == "aborted_tools"  # the interrupt stopped a running tool
 
 
 async def test_unknown_and_miscased_tool_names_are_errors_for_the_model(env: Path) -> None:

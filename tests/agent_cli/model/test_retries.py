@@ -85,7 +85,7 @@ def test_retries_are_announced_as_retry_events_in_print_mode(harness: Harness) -
     lines = _lines(run.stdout)
     retries = [x for x in lines if x["type"] == "system" and x["subtype"] == "api_retry"]
     assert [r["attempt"] for r in retries] == [1, 2], run.stdout
-    assert all("server error (500)" in r["error"] for r in retries)
+    assert all(r["error_status"] == 500 and r["error"] == "server_error" for r in retries)
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "back" and run.rc == 0
 
 
