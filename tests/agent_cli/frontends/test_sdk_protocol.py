@@ -84,6 +84,12 @@ def test_initialize_then_two_turns_then_stdin_closes(harness: Harness) -> None:
     assert [f["type"] for f in first] == ["system", "assistant", "result"]
     assert first[-1]["result"] == "one" and second[-1]["result"] == "two"
     assert first[-1]["session_id"] == second[-1]["session_id"]
+    # Claude Code's counters over the session's results: which one, and the usage since the last
+    assert [first[-1]["result_index"], second[-1]["result_index"]] == [0, 1]
+    (one,) = first[-1]["model_usage_since_last_result"].values()
+    (two,) = second[-1]["model_usage_since_last_result"].values()
+    (total,) = second[-1]["modelUsage"].values()
+    assert one["inputTokens"] == two["inputTokens"] == 10 and total["inputTokens"] == 20
     assert rc == 0 and rest == "", err
 
 
