@@ -40,6 +40,7 @@ from agent_cli.frontends.stream_json_result import (
 )
 from agent_cli.loop.events import AgentEvent, ErrorEvent, RetryEvent
 from agent_cli.loop.turn_context import usage_dict
+from agent_cli.slash.names import PRINT_COMMANDS
 
 __all__ = ["StreamJsonWriter", "model_usage", "result_frame", "result_subtype"]
 
@@ -54,8 +55,12 @@ def _plain(value: Any) -> Any:
 
 
 def _served_by_anthropic(session: Any) -> bool:
-    endpoint = str(getattr(session.loop.model, "endpoint", "") or "")
-    return endpoint == "" or endpoint.startswith("https://api.anthropic.com")
+    """Requests go to Anthropic's own API (no cloud provider, no other base URL)."""
+    config = getattr(session.loop.model, "config", None)
+    if config is None or getattr(config, "cloud", None) is not None:
+        return False
+    url = str(getattr(config, "base_url", None) or "https://api.anthropic.com")
+    return url.rstrip("/") == "https://api.anthropic.com"
 
 
 def _sandbox_enabled(session: Any) -> bool:
@@ -254,7 +259,11 @@ class StreamJsonWriter:
             mcp_servers=servers,
             model=s.model,
             permissionMode=s.mode,
-            slash_commands=[getattr(c, "name", str(c)) for c in s.custom_commands()],
+            # what `/` can run here: the custom commands and skills, then the built-ins
+            slash_commands=[
+                *(getattr(c, "name", str(c)) for c in s.custom_commands()),
+                *PRINT_COMMANDS,
+            ],
             apiKeySource="ANTHROPIC_API_KEY" if env.get("ANTHROPIC_API_KEY") else "none",
             claude_code_version=__version__,
             output_style="default",

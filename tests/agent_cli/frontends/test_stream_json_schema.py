@@ -139,6 +139,8 @@ def test_a_tool_turn_in_claude_codes_frames(harness: Harness) -> None:
     assert len({f["uuid"] for f in frames}) == len(frames)
     assert "Read" in init["tools"] and init["cwd"] == str(harness.project)
     assert init["permissionMode"] == "default" and init["apiKeySource"] == "ANTHROPIC_API_KEY"
+    assert "compact" in init["slash_commands"] and "clear" not in init["slash_commands"]
+    assert init["served_by_anthropic"] is False and init["sandbox_enabled"] is False
     assert retry["attempt"] == 1 and retry["max_retries"] == 10
     assert retry["error_status"] == 500 and retry["error"] == "server_error"
     assert said["message"]["content"] == [{"type": "text", "text": "Reading."}]

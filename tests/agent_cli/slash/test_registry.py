@@ -130,3 +130,11 @@ async def test_custom_commands_of_the_session_hand_the_prompt_to_the_host(tmp_pa
     assert submitted == ["/fix 42", "/init"]
     [fix] = session_commands(Session().custom_commands())
     assert fix.description == "Fix an issue (project)" and fix.expands_to_prompt
+
+
+def test_the_print_command_names_are_the_registrys() -> None:
+    from agent_cli.slash.builtin import default_registry
+    from agent_cli.slash.names import PRINT_COMMANDS
+
+    registry = default_registry()
+    assert list(PRINT_COMMANDS) == [c.name for c in registry.commands() if not c.interactive_only]
