@@ -31,6 +31,13 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_cli import __version__
+from agent_cli.frontends.stream_json_parts import (
+    model_usage_zero,
+    permission_decision,
+    result_text,
+    sandbox_enabled,
+    served_by_anthropic,
+)
 from agent_cli.frontends.stream_json_result import (
     api_error_category,
     model_usage,
@@ -52,34 +59,6 @@ def _plain(value: Any) -> Any:
     except (TypeError, ValueError):
         return None
     return value
-
-
-def _served_by_anthropic(session: Any) -> bool:
-    """Requests go to Anthropic's own API (no cloud provider, no other base URL)."""
-    config = getattr(session.loop.model, "config", None)
-    if config is None or getattr(config, "cloud", None) is not None:
-        return False
-    url = str(getattr(config, "base_url", None) or "https://api.anthropic.com")
-    return url.rstrip("/") == "https://api.anthropic.com"
-
-
-def _sandbox_enabled(session: Any) -> bool:
-    from tools.sandbox import SANDBOX_KEY
-
-    sandbox = session.ctx.options.extra.get(SANDBOX_KEY)
-    return bool(getattr(getattr(sandbox, "config", None), "enabled", False))
-
-
-def _decision(outcome: Any) -> dict[str, Any]:
-    """``tool_result_meta``'s ``permission_decision``: accept/reject and who decided."""
-    verdict = getattr(outcome, "verdict", None)
-    allowed = verdict is None or bool(getattr(verdict, "allowed", True))
-    kind = str(getattr(verdict, "kind", "") or "")
-    source = "user" if outcome.user_decided else ("hook" if kind == "hook" else "config")
-    decision: dict[str, Any] = {"decision": "accept" if allowed else "reject", "source": source}
-    if allowed and kind:
-        decision["reason_type"] = kind
-    return decision
 
 
 class _TimedModel:
@@ -146,6 +125,9 @@ class StreamJsonWriter:
         loop.model = self._timer
         if not self.frames:
             return
+        hooks = session.ctx.hooks
+        if hooks is not None and hasattr(hooks, "observer"):
+            hooks.observer = self._hook_seen
         rec = loop.recorder
         self._wrap(rec, "user", lambda *a, **k: self._ensure_init())
         self._wrap(rec, "assistant", lambda message, turn, model: self._assistant(message, turn))
@@ -273,8 +255,8 @@ class StreamJsonWriter:
             capabilities=[],  # none of Claude Code's protocol extensions (interrupt receipts...)
             analytics_disabled=True,  # Nerve sends no analytics
             product_feedback_disabled=True,
-            served_by_anthropic=_served_by_anthropic(s),
-            sandbox_enabled=_sandbox_enabled(s),
+            served_by_anthropic=served_by_anthropic(s),
+            sandbox_enabled=sandbox_enabled(s),
             original_cwd=self.original_cwd,
             additional_directories=[str(d) for d in s.ctx.permissions.additional_dirs],
             fast_mode_state="off",  # Nerve has no fast mode
@@ -288,6 +270,31 @@ class StreamJsonWriter:
         if not self._init_sent:
             self._init_sent = True
             self.write(self.init_frame())
+
+    def _hook_seen(self, event: str, label: str, run_id: str, effect: Any) -> None:
+        """A SessionStart hook starts or ends: Claude Code's ``hook_started`` and
+        ``hook_response`` frames (it writes them for that event only, before ``init``)."""
+        if event != "SessionStart":
+            return
+        fields: dict[str, Any] = {"hook_id": run_id, "hook_name": label, "hook_event": event}
+        if effect is None:
+            self.system("hook_started", **fields, written_at=now_iso())
+            return
+        process = getattr(effect, "process", None)
+        stdout = str(getattr(process, "stdout", "") or "")
+        stderr = str(getattr(process, "stderr", "") or "")
+        code = getattr(process, "exit_code", 0) if process is not None else 0
+        failed = code != 0 or bool(getattr(effect, "system_messages", None))
+        self.system(
+            "hook_response",
+            **fields,
+            output=stdout + stderr,
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=code if code is not None else 1,
+            outcome="error" if failed else "success",
+            written_at=now_iso(),
+        )
 
     def _requesting(self) -> None:
         """A model request starts: timed; with partial messages Claude Code's ``status``."""
@@ -403,7 +410,7 @@ class StreamJsonWriter:
                 "permission_denied",
                 tool_name=outcome.tool_name,
                 tool_use_id=outcome.tool_use_id,
-                message=_result_text(outcome.tool_result),
+                message=result_text(outcome.tool_result),
                 written_at=now_iso(),
             )
 
@@ -429,7 +436,7 @@ class StreamJsonWriter:
             outcome = self._outcomes.pop(tool_use_id, None)
             output = _plain(getattr(outcome, "output", None))
             if output is None:  # Claude Code's: the text, "Error: ..." for a failed call
-                text = _result_text(clean)
+                text = result_text(clean)
                 output = f"Error: {text}" if clean.get("is_error") else text
             fields: dict[str, Any] = {
                 "message": {"role": "user", "content": [clean]},
@@ -440,7 +447,7 @@ class StreamJsonWriter:
             if outcome is not None:
                 meta: dict[str, Any] = {
                     "id": tool_use_id,
-                    "permission_decision": _decision(outcome),
+                    "permission_decision": permission_decision(outcome),
                 }
                 if not meta["permission_decision"]["decision"] == "accept":
                     meta["non_execution_kind"] = "user-rejected"
@@ -448,28 +455,3 @@ class StreamJsonWriter:
                 # Nerve's own field (the SDK ignores it)
                 fields["duration_ms"] = int(getattr(outcome, "duration_ms", 0) or 0)
             self.write(self._frame("user", **fields))
-
-
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return "" if content is None else str(content)
-
-
-def model_usage_zero() -> dict[str, Any]:
-    """The usage of a message no model wrote (Claude Code's synthetic API error message)."""
-    return {
-        "output_tokens_details": None,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
-        "service_tier": None,
-        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
-        "inference_geo": None,
-        "iterations": None,
-        "speed": None,
-        "fallback_credit": None,
-    }

@@ -59,6 +59,7 @@ class HandlerEffect:
     perm_decision: Decision | None = None
     perm_message: str | None = None
     perm_interrupt: bool = False
+    process: ProcessResult | None = None  # a command hook's process, as it ended
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -67,7 +68,7 @@ def _str_or_none(value: Any) -> str | None:
 
 def interpret_result(name: str, event: str, r: ProcessResult, timeout: float) -> HandlerEffect:
     """Turn one finished hook process into its effect (CC exit-code and JSON protocol)."""
-    e = HandlerEffect(name)
+    e = HandlerEffect(name, process=r)
     if r.spawn_error is not None:
         e.system_messages.append(f"{event} hook error: {name}: {r.spawn_error}")
         return e

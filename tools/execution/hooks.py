@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,8 @@ class HookRunner:
         self.agent_hook: HookAgent | None = None
         # The program that answers ``callback`` hooks (the Agent SDK; None: they fail).
         self.hook_callback: HookCallback | None = None
+        # Told of each handler as it starts (effect None) and ends: (event, label, id, effect)
+        self.observer: Callable[[str, str, str, HandlerEffect | None], None] | None = None
         if output_dir is None:
             if transcript_path:
                 output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
@@ -384,7 +387,21 @@ class HookRunner:
                 env["CLAUDE_ENV_FILE"] = str(self.env_file)
             except OSError as exc:
                 self._warn(f"SessionStart: cannot create CLAUDE_ENV_FILE {self.env_file}: {exc}")
-        return list(await asyncio.gather(*(self._run_one(h, event, stdin, env) for h in handlers)))
+        label = f"{event}:{match_value}" if match_value else event
+        runs = (self._observed(h, event, label, stdin, env) for h in handlers)
+        return list(await asyncio.gather(*runs))
+
+    async def _observed(
+        self, h: HookHandler, event: str, label: str, stdin: bytes, env: Mapping[str, str]
+    ) -> HandlerEffect:
+        observer = self.observer
+        if observer is None:
+            return await self._run_one(h, event, stdin, env)
+        run_id = str(uuid.uuid4())
+        observer(event, label, run_id, None)
+        effect = await self._run_one(h, event, stdin, env)
+        observer(event, label, run_id, effect)
+        return effect
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)

@@ -9,6 +9,7 @@ so a difference is a difference in what the two programs write.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,15 @@ class StreamRun:
 
 def _notes(project: Path) -> dict[str, Any]:
     return {"file_path": str(project / "notes.txt")}
+
+
+def _session_start_hook(project: Path) -> Scenario:
+    """A project SessionStart hook that prints some context (the project must be trusted)."""
+    (project / ".claude").mkdir()
+    hook = {"type": "command", "command": "echo started-context"}
+    settings = {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return Scenario.of(Turn([text("hello")]))
 
 
 RUNS = [
@@ -89,6 +99,7 @@ RUNS = [
         ["-p", "hi", "--output-format", "json"],
         lambda p: Scenario.of(Turn([text("hello")])),
     ),
+    StreamRun("session_start_hook", ["-p", "hi", *_STREAM], _session_start_hook),
     StreamRun(  # an API error no retry helps (Claude Code run with CLAUDE_CODE_MAX_RETRIES=0)
         "api_error",
         ["-p", "hi", *_STREAM],

@@ -47,6 +47,7 @@ def _expected(kind: str) -> Any:
 
 def _play(harness: Harness, name: str) -> list[dict[str, Any]]:
     (run,) = (r for r in RUNS if r.name == name)
+    harness.env["NERVE_TRUST_ALL"] = "1"  # Claude Code's print mode trusts the folder too
     (harness.project / "notes.txt").write_text("alpha\n")
     done = harness.run(run.args, run.scenario(harness.project), check_done=False)
     assert "Traceback" not in done.stderr, done.stderr
@@ -262,3 +263,16 @@ def test_partial_messages_stream_every_raw_event_before_the_message(harness: Har
     assert two[0] == "message_start" and two[-1] == "message_stop"
     assert kinds[a2 + 1 :] == ["result"]
     assert frames[-1]["begun_message_ids"] == [msg_id, frames[a2]["message"]["id"]]
+
+
+def test_a_session_start_hook_is_announced_before_init(harness: Harness) -> None:
+    """As Claude Code: ``hook_started`` and ``hook_response`` (its output, exit code, outcome)
+    for each SessionStart hook, before the ``init`` frame."""
+    frames = _play(harness, "session_start_hook")
+    kinds = [_kind(f) for f in frames]
+    assert kinds[:3] == ["system/hook_started", "system/hook_response", "system/init"]
+    started, response = frames[0], frames[1]
+    assert started["hook_id"] == response["hook_id"]
+    assert started["hook_name"] == response["hook_name"] == "SessionStart:startup"
+    assert response["stdout"] == response["output"] == "started-context\n"
+    assert response["exit_code"] == 0 and response["outcome"] == "success"
