@@ -52,7 +52,17 @@ def capture(binary: str, run: StreamRun) -> list[dict[str, Any]]:
     home.mkdir()
     project.mkdir()
     (project / "notes.txt").write_text("alpha\n")
-    server = scripted.ScriptedServer(run.scenario(project)).start()
+    if run.setup is not None:
+        _play(binary, run.setup[0], run.setup[1](project), home, project, run.name)
+    frames = _play(binary, run.args, run.scenario(project), home, project, run.name)
+    print(f"{run.name}: {len(frames)} frames")
+    return frames
+
+
+def _play(
+    binary: str, args: list[str], scenario: Any, home: Path, project: Path, name: str
+) -> list[dict[str, Any]]:
+    server = scripted.ScriptedServer(scenario).start()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -63,11 +73,11 @@ def capture(binary: str, run: StreamRun) -> list[dict[str, Any]]:
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0" if run.name == "api_error" else "10",
+        "CLAUDE_CODE_MAX_RETRIES": "0" if name == "api_error" else "10",
     }
     try:
         proc = subprocess.run(
-            [binary, *run.args],
+            [binary, *args],
             cwd=project,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -77,11 +87,8 @@ def capture(binary: str, run: StreamRun) -> list[dict[str, Any]]:
         )
     finally:
         server.stop()
-    frames = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    print(
-        f"{run.name}: rc {proc.returncode}, {len(frames)} frames, {len(server.requests)} requests"
-    )
-    return frames
+    print(f"{name} {args[:2]}: rc {proc.returncode}, {len(server.requests)} requests")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
 def main() -> int:

@@ -39,9 +39,10 @@ class PrintSlashHost:
     interactive = False
     bypass_available = False
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, writer: Any = None) -> None:
         self._session = session
         self.lines: list[tuple[str, str]] = []
+        self.writer = writer  # stream-json: a long operation's events become frames too
 
     @property
     def session(self) -> Any:
@@ -89,6 +90,8 @@ class PrintSlashHost:
         from agent_cli.loop.events import CompactProgress, ErrorEvent, Notice
 
         async for event in events:
+            if self.writer is not None:
+                self.writer.event(event)
             if isinstance(event, CompactProgress) and event.final:
                 ok = event.stage in ("done", "nothing")
                 self.say(event.text, "info" if ok else "error")
@@ -117,8 +120,16 @@ async def run_print_command(
     err: TextIO,
 ) -> int:
     """Run the command, print its output in the requested format; 1 when it reported an error."""
+    from agent_cli.frontends.stream_json import StreamJsonWriter
+    from agent_cli.frontends.stream_json_result import local_command_frame, now_iso
+
     started = time.perf_counter()
-    host = PrintSlashHost(session)
+    writer = None
+    if options.output_format == "stream-json" and session is not None:
+        writer = StreamJsonWriter(out)
+        writer.attach(session)
+        writer.begin_turn()
+    host = PrintSlashHost(session, writer)
     await default_registry().run(host, command.name, args)
     if options.output_format == "text":
         for level, text in host.lines:
@@ -127,16 +138,23 @@ async def run_print_command(
             else:
                 print(for_stream(text, out), file=out)
     else:
-        result: dict[str, Any] = {
-            "type": "result",
-            "subtype": "error_during_execution" if host.failed else "success",
-            "is_error": host.failed,
-            "result": host.text(),
-            "num_turns": 0,
-            "duration_ms": int((time.perf_counter() - started) * 1000),
-            "session_id": getattr(session, "session_id", None),
-            "total_cost_usd": 0.0,
-            "permission_denials": [],
-        }
-        print(json.dumps(result, default=str), file=out, flush=True)
+        duration_ms = int((time.perf_counter() - started) * 1000)
+        result = local_command_frame(
+            session, command.name, host.text(), failed=host.failed, duration_ms=duration_ms
+        )
+        if writer is None:
+            print(json.dumps(result, default=str), file=out, flush=True)
+        else:  # as Claude Code: the command's output echoed as a user message, then the result
+            writer.ensure_init()
+            said = f"<local-command-stdout>{host.text()}</local-command-stdout>"
+            echo = writer.frame(
+                "user",
+                message={"role": "user", "content": said},
+                parent_tool_use_id=None,
+                timestamp=now_iso(),
+                isReplay=True,
+                local_command_run={"command": command.name, "args": args},
+            )
+            writer.write(echo)
+            writer.finish(result)
     return 1 if host.failed else 0

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_cli import __version__
+from agent_cli.frontends.stream_json_compact import CompactFrames
 from agent_cli.frontends.stream_json_parts import (
     model_usage_zero,
     permission_decision,
@@ -45,7 +46,7 @@ from agent_cli.frontends.stream_json_result import (
     result_frame,
     result_subtype,
 )
-from agent_cli.loop.events import AgentEvent, ErrorEvent, RetryEvent
+from agent_cli.loop.events import AgentEvent, CompactProgress, ErrorEvent, RetryEvent
 from agent_cli.loop.turn_context import usage_dict
 from agent_cli.slash.names import PRINT_COMMANDS
 
@@ -113,6 +114,7 @@ class StreamJsonWriter:
         self._turn_started = time.perf_counter()
         self._timings: dict[str, int] = {}  # the turn's time to first request, event, token
         self._begun: list[str] = []  # API message ids the turn's partial messages began
+        self._compact = CompactFrames(self)
         self.results = 0  # result frames written (``result_index``)
         self.last_usage: dict[str, dict[str, Any]] | None = None  # modelUsage at the last one
 
@@ -129,7 +131,7 @@ class StreamJsonWriter:
         if hooks is not None and hasattr(hooks, "observer"):
             hooks.observer = self._hook_seen
         rec = loop.recorder
-        self._wrap(rec, "user", lambda *a, **k: self._ensure_init())
+        self._wrap(rec, "user", lambda *a, **k: self._user_recorded())
         self._wrap(rec, "assistant", lambda message, turn, model: self._assistant(message, turn))
         self._wrap(rec, "result", lambda outcome: self._result_seen(outcome))
         self._wrap(rec, "batch_state", lambda ctx: self._tool_results())
@@ -180,6 +182,8 @@ class StreamJsonWriter:
             )
         elif isinstance(event, ErrorEvent) and event.status is not None:
             self._api_error_message(event)
+        elif isinstance(event, CompactProgress):
+            self._compact.progress(event)
 
     def result_frame(self, finished: Any, *, duration_ms: int, **fields: Any) -> dict[str, Any]:
         """This turn's ``result`` (``stream_json_result.result_frame``) with the writer's
@@ -265,6 +269,20 @@ class StreamJsonWriter:
             view_mode="default",
             written_at=now_iso(),
         )
+
+    def _user_recorded(self) -> None:
+        """A user message joined: the turn's ``init`` goes out first, unless a compaction is
+        under way (Claude Code writes its status frames, then ``init`` with the boundary)."""
+        if not self._compact.running:
+            self._ensure_init()
+
+    def ensure_init(self) -> None:
+        """The turn's ``init`` frame, unless it is out already."""
+        self._ensure_init()
+
+    def frame(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A frame of ``kind`` with the session id and a fresh uuid (not written)."""
+        return self._frame(kind, **fields)
 
     def _ensure_init(self) -> None:
         if not self._init_sent:

@@ -25,6 +25,7 @@ from agent_cli.loop.events import TurnFinished
 
 __all__ = [
     "api_error_category",
+    "local_command_frame",
     "model_usage",
     "now_iso",
     "result_frame",
@@ -277,3 +278,34 @@ def result_frame(
     else:
         frame["errors"] = _limit_errors(session, finished) + list(errors)
     return frame
+
+
+def local_command_frame(
+    session: Any, command: str, text: str, *, failed: bool, duration_ms: int
+) -> dict[str, Any]:
+    """The ``result`` of a slash command that ran without a model turn (``nerve -p /compact``),
+    in Claude Code's fields for one: no turns, the session's usage by model, ``local_command``."""
+    models = model_usage(session) if session is not None else {}
+    cost = session.loop.usage.cost_usd if session is not None else 0.0
+    return {
+        "type": "result",
+        "subtype": "error_during_execution" if failed else "success",
+        "is_error": failed,
+        "duration_ms": duration_ms,
+        "duration_api_ms": 0,
+        "num_turns": 0,
+        "result": text,
+        "stop_reason": None,
+        "session_id": getattr(session, "session_id", None),
+        "total_cost_usd": round(cost, 6),
+        "usage": api_usage({}),
+        "modelUsage": models,
+        "permission_denials": [],
+        "fast_mode_state": "off",
+        "local_command": command,
+        "queued_turn_count": 0,
+        "result_index": 0,
+        "model_usage_since_last_result": models,
+        "uuid": str(uuid.uuid4()),
+        "written_at": now_iso(),
+    }

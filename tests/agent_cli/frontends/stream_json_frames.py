@@ -34,11 +34,13 @@ _STREAM = ["--output-format", "stream-json", "--verbose"]
 @dataclass(frozen=True)
 class StreamRun:
     """``args`` after the binary; ``scenario(project)`` the model's answers (``notes.txt`` in
-    the project says ``alpha``)."""
+    the project says ``alpha``); ``setup``: a run before it in the same project (its frames are
+    not compared), with its own arguments and answers."""
 
     name: str
     args: list[str]
     scenario: Callable[[Path], Scenario]
+    setup: tuple[list[str], Callable[[Path], Scenario]] | None = None
 
 
 def _notes(project: Path) -> dict[str, Any]:
@@ -100,6 +102,12 @@ RUNS = [
         lambda p: Scenario.of(Turn([text("hello")])),
     ),
     StreamRun("session_start_hook", ["-p", "hi", *_STREAM], _session_start_hook),
+    StreamRun(  # a command that runs without the model's turn: /compact of the last session
+        "compact",
+        ["-c", "-p", "/compact", *_STREAM],
+        lambda p: Scenario.of(Turn([text("<summary>We said hello.</summary>")])),
+        setup=(["-p", "hi"], lambda p: Scenario.of(Turn([text("hello")]))),
+    ),
     StreamRun(  # an API error no retry helps (Claude Code run with CLAUDE_CODE_MAX_RETRIES=0)
         "api_error",
         ["-p", "hi", *_STREAM],
@@ -121,7 +129,8 @@ def frame_kind(frame: dict[str, Any]) -> str:
         return f"system/{frame.get('subtype')}"
     if kind == "result":
         api = "/api_error" if frame.get("api_error_status") is not None else ""
-        return f"result/{frame.get('subtype')}{api}"
+        local = "/local_command" if "local_command" in frame else ""
+        return f"result/{frame.get('subtype')}{api}{local}"
     if kind == "assistant":
         return "assistant/api_error" if frame.get("is_api_error_message") else "assistant"
     if kind == "user":
@@ -129,7 +138,7 @@ def frame_kind(frame: dict[str, Any]) -> str:
         first = content[0] if isinstance(content, list) and content else {}
         if isinstance(first, dict) and first.get("type") == "tool_result":
             return "user/tool_result" + ("/error" if first.get("is_error") else "")
-        return "user"
+        return "user/replay" if frame.get("isReplay") else "user"
     if kind == "stream_event":
         return f"stream_event/{frame.get('event', {}).get('type')}"
     return kind

@@ -49,6 +49,9 @@ def _play(harness: Harness, name: str) -> list[dict[str, Any]]:
     (run,) = (r for r in RUNS if r.name == name)
     harness.env["NERVE_TRUST_ALL"] = "1"  # Claude Code's print mode trusts the folder too
     (harness.project / "notes.txt").write_text("alpha\n")
+    if run.setup is not None:
+        first = harness.run(run.setup[0], run.setup[1](harness.project))
+        assert first.rc == 0, first.stderr
     done = harness.run(run.args, run.scenario(harness.project), check_done=False)
     assert "Traceback" not in done.stderr, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -276,3 +279,65 @@ def test_a_session_start_hook_is_announced_before_init(harness: Harness) -> None
     assert started["hook_name"] == response["hook_name"] == "SessionStart:startup"
     assert response["stdout"] == response["output"] == "started-context\n"
     assert response["exit_code"] == 0 and response["outcome"] == "success"
+
+
+def test_compact_in_print_mode_writes_claude_codes_frames(harness: Harness) -> None:
+    """``nerve -c -p /compact --output-format stream-json``: the compaction's status frames,
+    init, the boundary, the summary the conversation now starts with, the command's output
+    echoed as a user message, then a result saying which command ran."""
+    frames = _play(harness, "compact")
+    kinds = [_kind(f) for f in frames]
+    assert kinds == [
+        "system/status",
+        "system/status",
+        "system/init",
+        "system/compact_boundary",
+        "user",
+        "user/replay",
+        "result/success/local_command",
+    ]
+    assert frames[0]["status"] == "compacting" and frames[1]["compact_result"] == "success"
+    meta = frames[3]["compact_metadata"]
+    assert meta["trigger"] == "manual" and meta["pre_tokens"] > 0 and meta["post_tokens"] > 0
+    assert frames[3]["logical_parent_uuid"]
+    assert "We said hello." in json.dumps(frames[4]["message"])
+    assert frames[5]["local_command_run"] == {"command": "compact", "args": ""}
+    assert frames[6]["local_command"] == "compact" and frames[6]["num_turns"] == 0
+
+
+def test_an_auto_compaction_in_a_turn_is_announced_with_claude_codes_frames(
+    harness: Harness,
+) -> None:
+    """Claude Code's shape (the fixture's, from its /compact capture) for a compaction Nerve
+    starts by itself between two prompts of one session: status frames, the boundary with
+    trigger auto, the summary, then the turn goes on."""
+    from agent_cli.loop.compaction_prompt import SUMMARY_MARKER
+
+    def line(prompt: str) -> str:
+        message = {"role": "user", "content": prompt}
+        return json.dumps({"type": "user", "message": message, "parent_tool_use_id": None})
+
+    summary = Turn(
+        [text("<summary>The user said first.</summary>")],
+        match=Match(predicate=lambda b: SUMMARY_MARKER in json.dumps(b["messages"])),
+    )
+    scenario = Scenario.of(Turn([text("big")], input_tokens=170_000), summary, [text("after")])
+    args = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
+    run = harness.run(args, scenario, input=line("first") + "\n" + line("second") + "\n")
+    assert run.rc == 0, run.stderr
+    frames = [json.loads(x) for x in run.stdout.splitlines()]
+    second = frames[[_kind(f) for f in frames].index("result/success") + 1 :]
+    kinds = [_kind(f) for f in second]
+    assert kinds[:6] == [  # the turn's init first: the compaction is part of the turn
+        "system/init",
+        "system/status",
+        "system/status",
+        "system/compact_boundary",
+        "user",
+        "assistant",
+    ], kinds
+    for frame in frames:
+        assert missing_fields(_expected(_kind(frame)), frame) == [], frame
+    boundary = second[3]["compact_metadata"]
+    assert boundary["trigger"] == "auto" and boundary["pre_tokens"] > 170_000
+    assert second[-1]["result"] == "after" and second[-1]["result_index"] == 1
