@@ -13,11 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.frontends.control import ControlChannel, ControlError
+from agent_cli.frontends.stream_json_parts import server_status
 
 __all__ = ["attach_sdk_mcp", "mcp_status", "sdk_mcp_sender"]
-
-# Nerve's server states the SDK's McpServerConnectionStatus does not have, as the nearest it has.
-_SDK_STATUS = {"reconnecting": "pending", "needs approval": "pending", "closed": "disabled"}
 
 
 def sdk_mcp_sender(channel: ControlChannel) -> Any:
@@ -50,7 +48,7 @@ async def mcp_status(session: Any) -> dict[str, Any]:
     for view in session.mcp_servers():
         entry: dict[str, Any] = {
             "name": view.name,
-            "status": _SDK_STATUS.get(view.status, view.status),
+            "status": server_status(view.status),
             "scope": view.scope,
             "config": {"type": view.transport},
         }

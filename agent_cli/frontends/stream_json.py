@@ -38,6 +38,7 @@ from agent_cli.frontends.stream_json_parts import (
     result_text,
     sandbox_enabled,
     served_by_anthropic,
+    server_status,
 )
 from agent_cli.frontends.stream_json_result import (
     api_error_category,
@@ -234,7 +235,7 @@ class StreamJsonWriter:
     def init_frame(self) -> dict[str, Any]:
         s = self.session
         tools = [t.name for t in s.ctx.options.tools]
-        servers = [{"name": v.name, "status": v.status} for v in s.mcp_servers()]
+        servers = [{"name": v.name, "status": server_status(v.status)} for v in s.mcp_servers()]
         env = s.ctx.options.environ or os.environ
         commands = [] if s.commands is None else list(s.commands.commands.values())
         return self._frame(

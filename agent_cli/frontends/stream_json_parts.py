@@ -12,7 +12,18 @@ __all__ = [
     "result_text",
     "sandbox_enabled",
     "served_by_anthropic",
+    "server_status",
 ]
+
+
+# Nerve's MCP server states Claude Code's (the SDK's McpServerConnectionStatus) do not have,
+# as the nearest they have
+_MCP_STATUS = {"reconnecting": "pending", "needs approval": "pending", "closed": "disabled"}
+
+
+def server_status(status: str) -> str:
+    """A server's status in Claude Code's words (init frame, the SDK's mcp_status)."""
+    return _MCP_STATUS.get(status, status)
 
 
 def served_by_anthropic(session: Any) -> bool:

@@ -341,3 +341,22 @@ def test_an_auto_compaction_in_a_turn_is_announced_with_claude_codes_frames(
     boundary = second[3]["compact_metadata"]
     assert boundary["trigger"] == "auto" and boundary["pre_tokens"] > 170_000
     assert second[-1]["result"] == "after" and second[-1]["result_index"] == 1
+
+
+def test_init_says_each_mcp_servers_status_in_claude_codes_words(harness: Harness) -> None:
+    """An unapproved project server is "pending" (Claude Code's McpServerConnectionStatus has
+    no "needs approval"); a --mcp-config one is "connected" once it has started."""
+    import sys
+
+    from tests.tools.mcp.conftest import SERVERS
+
+    harness.env["NERVE_TRUST_ALL"] = "1"
+    server = {"command": sys.executable, "args": [str(SERVERS / "demo_server.py"), "tok"]}
+    config = harness.project / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": server}}))
+    args = ["-p", "hi", "--output-format", "stream-json", "--verbose"]
+    for extra, status in (([], "pending"), (["--mcp-config", str(config)], "connected")):
+        run = harness.run([*args, *extra], Scenario.of(Turn([text("ok")])))
+        assert run.rc == 0, run.stderr
+        init = json.loads(run.stdout.splitlines()[0])
+        assert init["mcp_servers"] == [{"name": "demo", "status": status}]
