@@ -33,6 +33,7 @@ from tests.agent_cli.frontends.stream_json_frames import (  # noqa: E402
     RUNS,
     StreamRun,
     common,
+    drive,
     frame_kind,
     skeleton,
 )
@@ -54,13 +55,19 @@ def capture(binary: str, run: StreamRun) -> list[dict[str, Any]]:
     (project / "notes.txt").write_text("alpha\n")
     if run.setup is not None:
         _play(binary, run.setup[0], run.setup[1](project), home, project, run.name)
-    frames = _play(binary, run.args, run.scenario(project), home, project, run.name)
+    frames = _play(binary, run.args, run.scenario(project), home, project, run.name, run.interrupt)
     print(f"{run.name}: {len(frames)} frames")
     return frames
 
 
 def _play(
-    binary: str, args: list[str], scenario: Any, home: Path, project: Path, name: str
+    binary: str,
+    args: list[str],
+    scenario: Any,
+    home: Path,
+    project: Path,
+    name: str,
+    interrupt: str | None = None,
 ) -> list[dict[str, Any]]:
     server = scripted.ScriptedServer(scenario).start()
     env = {
@@ -76,6 +83,19 @@ def _play(
         "CLAUDE_CODE_MAX_RETRIES": "0" if name == "api_error" else "10",
     }
     try:
+        if interrupt is not None:
+            live = subprocess.Popen(
+                [binary, *args],
+                cwd=project,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            frames = drive(live, interrupt)
+            print(f"{name}: rc {live.returncode}, {len(server.requests)} requests")
+            return frames
         proc = subprocess.run(
             [binary, *args],
             cwd=project,

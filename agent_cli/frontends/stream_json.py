@@ -468,8 +468,9 @@ class StreamJsonWriter:
                     "id": tool_use_id,
                     "permission_decision": permission_decision(outcome),
                 }
-                if not meta["permission_decision"]["decision"] == "accept":
-                    meta["non_execution_kind"] = "user-rejected"
+                stopped = bool(getattr(outcome, "cancelled", False))  # interrupted while running
+                if stopped or meta["permission_decision"]["decision"] != "accept":
+                    meta["non_execution_kind"] = "user-rejected"  # Claude Code's word for both
                 fields["tool_result_meta"] = [meta]
                 # Nerve's own field (the SDK ignores it)
                 fields["duration_ms"] = int(getattr(outcome, "duration_ms", 0) or 0)

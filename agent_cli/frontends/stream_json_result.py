@@ -115,8 +115,8 @@ def _last_api_stop_reason(session: Any, finished: TurnFinished) -> str | None:
     """The API's stop reason of the turn's last answer (what Claude Code's result says)."""
     if finished.stop_reason not in _SUBTYPES:
         return finished.stop_reason or None
-    if finished.stop_reason == "max_turns" and _asked_for_tools(session):
-        return "tool_use"
+    if finished.stop_reason in ("max_turns", "aborted") and _asked_for_tools(session):
+        return "tool_use"  # the answer's, whose tools then ran out of turns or were stopped
     return None
 
 

@@ -10,6 +10,8 @@ so a difference is a difference in what the two programs write.
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +28,10 @@ from agent_cli.testing import (
     tool_use,
 )
 
-__all__ = ["RUNS", "StreamRun", "frame_kind", "missing_fields", "skeleton"]
+__all__ = ["RUNS", "StreamRun", "drive", "frame_kind", "missing_fields", "skeleton"]
 
 _STREAM = ["--output-format", "stream-json", "--verbose"]
+SLOW = "python3 -c 'import time; time.sleep(30)'"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class StreamRun:
     args: list[str]
     scenario: Callable[[Path], Scenario]
     setup: tuple[list[str], Callable[[Path], Scenario]] | None = None
+    interrupt: str | None = None  # stream-json input: this prompt, then an interrupt (drive)
 
 
 def _notes(project: Path) -> dict[str, Any]:
@@ -108,6 +112,12 @@ RUNS = [
         lambda p: Scenario.of(Turn([text("<summary>We said hello.</summary>")])),
         setup=(["-p", "hi"], lambda p: Scenario.of(Turn([text("hello")]))),
     ),
+    StreamRun(  # the SDK's interrupt while a tool runs: error_during_execution
+        "interrupt",
+        ["-p", "--input-format", "stream-json", *_STREAM, "--allowedTools", "Bash(python3:*)"],
+        lambda p: Scenario.of(Turn([tool_use("Bash", {"command": SLOW}, id="b1")])),
+        interrupt="wait",
+    ),
     StreamRun(  # an API error no retry helps (Claude Code run with CLAUDE_CODE_MAX_RETRIES=0)
         "api_error",
         ["-p", "hi", *_STREAM],
@@ -119,6 +129,40 @@ RUNS = [
         ),
     ),
 ]
+
+
+def drive(proc: subprocess.Popen[str], prompt: str) -> list[dict[str, Any]]:
+    """An ``interrupt`` run: ``prompt`` as a stream-json user message; once an assistant frame
+    asks for a tool (running by then), an ``interrupt`` control request; the frames up to the
+    result (control frames left out); then stdin closes."""
+    assert proc.stdin is not None and proc.stdout is not None
+    message = {"role": "user", "content": prompt}
+    first = {"type": "user", "message": message, "parent_tool_use_id": None, "session_id": ""}
+    proc.stdin.write(json.dumps(first) + "\n")
+    proc.stdin.flush()
+    frames: list[dict[str, Any]] = []
+    for line in proc.stdout:
+        if not line.startswith("{"):
+            continue
+        frame = json.loads(line)
+        if str(frame.get("type")).startswith("control_"):
+            continue
+        frames.append(frame)
+        content = frame.get("message", {}).get("content") if frame["type"] == "assistant" else []
+        if any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content or []):
+            time.sleep(0.5)  # the tool has started
+            stop = {"type": "control_request", "request_id": "int_1"}
+            proc.stdin.write(json.dumps({**stop, "request": {"subtype": "interrupt"}}) + "\n")
+            proc.stdin.flush()
+        if frame["type"] == "result":
+            break
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return frames
 
 
 def frame_kind(frame: dict[str, Any]) -> str:
