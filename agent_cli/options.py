@@ -86,6 +86,8 @@ class RunOptions:
     setting_sources: list[str] | None = None  # user/project/local layers to load; None = all
     json_schema: str | None = None  # the final answer must match this JSON Schema
     fallback_model: str | None = None  # after repeated overload (529) the request goes here
+    # the TypeScript Agent SDK's flags (helper "tssdk")
+    allow_dangerously_skip_permissions: bool = False  # bypassPermissions may be switched to
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting-sources")
     p.add_argument("--json-schema")
     p.add_argument("--fallback-model")
+    # the TypeScript Agent SDK: bypass may be switched to later; initialize carries MCP servers
+    # (SDK mode always reads a first initialize before it builds the session: sdk_initialize)
+    p.add_argument("--allow-dangerously-skip-permissions", action="store_true")
+    p.add_argument("--await-initialize", action="store_true")
     return p
 
 
@@ -184,6 +190,7 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         setting_sources=sources,
         json_schema=ns.json_schema,
         fallback_model=ns.fallback_model.strip() if ns.fallback_model else None,
+        allow_dangerously_skip_permissions=ns.allow_dangerously_skip_permissions,
     )
 
 

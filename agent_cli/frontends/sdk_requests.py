@@ -14,6 +14,7 @@ from typing import Any
 from agent_cli import __version__
 from agent_cli.frontends.control import ControlError
 from agent_cli.frontends.sdk_context import context_usage_response, rewind_files_response
+from agent_cli.frontends.sdk_initialize import BOOT_FIELDS
 from agent_cli.frontends.sdk_tasks import stop_task_response
 
 __all__ = ["SdkRequests"]
@@ -27,6 +28,9 @@ class SdkRequests:
         self.register_hooks = register_hooks  # initialize's hooks join the session's (sdk_hooks)
         self.initial_model: str = session.model
         self.initialized = False
+        # whether the session was built with the first initialize's fields (sdk_initialize)
+        self.booted = False
+        self.warn: Callable[[str], None] = lambda text: None
 
     async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         subtype = request.get("subtype")
@@ -66,6 +70,12 @@ class SdkRequests:
                 raise ControlError("SDK hook callbacks are not supported here")
             self.register_hooks(hooks)
         self.initialized = True
+        late = [f for f in BOOT_FIELDS if f in request and not self.booted]
+        if late:
+            self.warn(
+                f"initialize was not the first input line: {', '.join(late)} not applied "
+                "(the session was already built)"
+            )
         commands = [
             {"name": getattr(c, "name", str(c)), "description": getattr(c, "description", "")}
             for c in self.session.custom_commands()
@@ -80,4 +90,5 @@ class SdkRequests:
             "nerve_version": __version__,
             "hook_on_failure_supported": True,
             **({"hooks_applied": True} if hooks else {}),
+            **({"mcp_servers_applied": self.booted} if "mcpServers" in request else {}),
         }

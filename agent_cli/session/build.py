@@ -110,12 +110,12 @@ def build_session(
         warnings += rule_warnings
 
     mode: PermissionMode | None = None
-    bypass = options.dangerously_skip_permissions
+    bypass = options.dangerously_skip_permissions or options.allow_dangerously_skip_permissions
     if options.dangerously_skip_permissions:
         mode = PermissionMode.BYPASS
     elif options.permission_mode:
         mode = PermissionMode.parse(options.permission_mode)
-        bypass = mode is PermissionMode.BYPASS
+        bypass = bypass or mode is PermissionMode.BYPASS
     else:
         mode = restored_mode
     perm_ctx, perm_warnings = permission_context_from_settings(
