@@ -78,3 +78,27 @@ def test_a_late_initialize_cannot_change_the_built_session_and_says_so(
     assert answer["response"]["mcp_servers_applied"] is False
     assert "systemPrompt, mcpServers not applied" in run.stderr
     assert "You are Nerve" in json.dumps(run.server.requests[0].body["system"])
+
+
+def test_allow_dangerously_skip_permissions_offers_bypass_without_starting_in_it(
+    harness: Harness,
+) -> None:
+    to_bypass = control("m1", "set_permission_mode", mode="bypassPermissions")
+    plain = harness.run(SDK_ARGS, Scenario.of(), input=to_bypass + "\n")
+    assert _answer(plain.stdout, "m1")["subtype"] == "error"  # not enabled at launch
+    server = harness.server(Scenario.of(Turn([text("one")]), Turn([text("two")])))
+    pipe = Pipe(harness, server, [*SDK_ARGS, "--allow-dangerously-skip-permissions"])
+    try:
+        pipe.send(user("hi"))
+        first = pipe.until(lambda f: f["type"] == "result")
+        pipe.send(to_bypass)
+        answer = pipe.until(lambda f: f["type"] == "control_response")[-1]
+        pipe.send(user("again"))
+        second = pipe.until(lambda f: f["type"] == "result")
+        rc, _, err = pipe.close()
+    finally:
+        server.stop()
+    assert rc == 0, err
+    assert answer["response"]["subtype"] == "success"
+    modes = [f["permissionMode"] for f in first + second if f.get("subtype") == "init"]
+    assert modes == ["default", "bypassPermissions"]

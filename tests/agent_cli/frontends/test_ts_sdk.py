@@ -3,8 +3,8 @@ drives ``nerve`` as its CLI, over the scripted API.
 
 ``ts_sdk/drive.mjs`` calls the SDK's ``query()`` as a program would (``pathToClaudeCodeExecutable``
 is nerve) and prints what the SDK yields and which callbacks it made, one JSON object a line.
-The package is installed by ``.ci/run`` (``npm ci --omit=optional`` in ``ts_sdk/``); without node
-or the package these tests skip.
+The package is installed by ``.ci/run`` (``npm ci`` in ``ts_sdk/``, whose ``.npmrc`` leaves out
+the SDK's native binaries and type-only peers); without node or the package these tests skip.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def node() -> str:
     if not SDK_PACKAGE.exists():
         pytest.skip(
             "@anthropic-ai/claude-agent-sdk is not installed "
-            f"(cd {HERE} && npm ci --omit=optional; .ci/run does it)"
+            f"(cd {HERE} && npm ci; .ci/run does it)"
         )
     return found
 
@@ -170,6 +170,28 @@ def test_a_pre_tool_use_hook_denies_the_call(node: str, harness: Harness) -> Non
     assert denied["is_error"] and "the hook says no" in json.dumps(denied["content"])
     assert "the hook says no" in json.dumps(got.server.requests[1].body["messages"][-1])
     assert got.messages("result")[-1]["subtype"] == "success"
+
+
+def test_sdk_mcp_servers_in_process_and_external_reach_the_session(
+    node: str, harness: Harness
+) -> None:
+    # calc: createSdkMcpServer with a zod-typed tool(), named in initialize's sdkMcpServers;
+    # broken: an external server the SDK sends in initialize's mcpServers (--await-initialize)
+    scenario = Scenario.of(
+        Turn([tool_use("mcp__calc__add", {"a": 2, "b": 3}, id="m1")]),
+        Turn([text("5")], match=Match(tool_result_for="m1")),
+    )
+    got = drive(node, harness, scenario, "sdk_mcp")
+    assert got.errors() == [], got.stderr
+    init = got.messages("system")[0]
+    status = {s["name"]: s["status"] for s in init["mcp_servers"]}
+    assert status == {"calc": "connected", "broken": "failed"}
+    assert "mcp__calc__add" in init["tools"]
+    assert [(c["a"], c["b"]) for c in got.calls("tool_call")] == [(2, 3)]
+    assert json.dumps(got.tool_results()["m1"]["content"]) == '"sum: 5"'
+    (add,) = [t for t in got.server.requests[0].body["tools"] if t["name"] == "mcp__calc__add"]
+    assert add["description"] == "Add two numbers"  # offered (deferred, as MCP tools are)
+    assert got.messages("result")[-1]["result"] == "5"
 
 
 def test_max_turns_stops_the_loop(node: str, harness: Harness) -> None:

@@ -7,7 +7,8 @@
 // message the SDK yields, {"event": "can_use_tool" | "hook", ...} for each callback it makes,
 // {"event": "error", "message": ...} if the query throws, and {"event": "end"} last.
 // tests/agent_cli/frontends/test_ts_sdk.py runs it against the scripted Messages server.
-import { query } from "@anthropic-ai/claude-agent-sdk";
+import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 
 const emit = (event, fields = {}) => process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
 
@@ -111,6 +112,24 @@ const cases = {
         },
       },
     }),
+
+  // an in-process MCP server (the SDK sends its name in initialize's sdkMcpServers) and an
+  // external one that cannot start (sent in initialize's mcpServers, with --await-initialize)
+  sdk_mcp: () => {
+    const add = tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => {
+      emit("tool_call", { name: "add", a, b });
+      return { content: [{ type: "text", text: `sum: ${a + b}` }] };
+    });
+    const calc = createSdkMcpServer({ name: "calc", version: "1.0.0", tools: [add] });
+    return query({
+      prompt: "add 2 and 3",
+      options: {
+        ...base,
+        mcpServers: { calc, broken: { command: "/nonexistent/mcp-server" } },
+        allowedTools: ["mcp__calc__add"],
+      },
+    });
+  },
 
   max_turns: () => query({ prompt: "list files forever", options: { ...base, maxTurns: 1 } }),
 };
