@@ -10,6 +10,7 @@ the SDK's native binaries and type-only peers); without node or the package thes
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -70,9 +71,16 @@ class Driven:
         return json.dumps(self.server.requests[request].body["system"])
 
 
-def drive(node: str, harness: Harness, scenario: Scenario, case: str) -> Driven:
+def drive(
+    node: str, harness: Harness, scenario: Scenario, case: str, *, on_path: bool = False
+) -> Driven:
+    """Run ``drive.mjs CASE``; ``on_path``: the SDK is given the bare name ``nerve``, found on
+    PATH as the README's example has it."""
     server = harness.server(scenario)
     env = {**harness.env_for(server), "NERVE_BIN": NERVE, "NERVE_CWD": str(harness.project)}
+    if on_path:
+        env["NERVE_BIN"] = "nerve"
+        env["PATH"] = f"{Path(NERVE).parent}{os.pathsep}{env.get('PATH', '')}"
     try:
         proc = subprocess.run(
             [node, str(HERE / "drive.mjs"), case],
@@ -94,7 +102,8 @@ def drive(node: str, harness: Harness, scenario: Scenario, case: str) -> Driven:
 
 
 def test_a_plain_query_with_a_custom_system_prompt(node: str, harness: Harness) -> None:
-    got = drive(node, harness, Scenario.of(Turn([text("Hello from Nerve.")])), "plain")
+    scenario = Scenario.of(Turn([text("Hello from Nerve.")]))
+    got = drive(node, harness, scenario, "plain", on_path=True)
     assert got.errors() == [], got.stderr
     init, answer, result = got.messages()
     assert init["type"] == "system" and init["subtype"] == "init"
