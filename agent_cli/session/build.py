@@ -236,6 +236,9 @@ def build_session(
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
+    choice = _flag_thinking(options)
+    if choice is not None:  # --thinking / --max-thinking-tokens / --effort, as /model sets them
+        session.loop.thinking = choice
     gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.gc_pause)
     return session
 
@@ -370,6 +373,26 @@ def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) ->
 
     wire_side_model(session, client)
     attach_worktree(session, worktree)
+
+
+def _flag_thinking(options: RunOptions) -> Any:
+    """The ``ThinkingChoice`` the thinking flags make (None without them): ``--thinking
+    disabled`` or ``--max-thinking-tokens 0`` off; a budget (at least the API's 1,024) on with
+    that budget; ``enabled``/``adaptive`` on (adaptive where the model has it)."""
+    from agent_cli.model.thinking import ThinkingChoice
+
+    tokens = options.max_thinking_tokens
+    enabled: bool | None = None
+    budget: int | None = None
+    if options.thinking == "disabled" or tokens == 0:
+        enabled = False
+    elif tokens:
+        enabled, budget = True, max(1024, tokens)
+    elif options.thinking is not None:
+        enabled = True
+    if enabled is None and options.effort is None:
+        return None
+    return ThinkingChoice(enabled, budget, options.effort)
 
 
 def _model(

@@ -203,6 +203,16 @@ def test_sdk_mcp_servers_in_process_and_external_reach_the_session(
     assert got.messages("result")[-1]["result"] == "5"
 
 
+def test_thinking_and_effort_options_reach_the_request(node: str, harness: Harness) -> None:
+    got = drive(node, harness, Scenario.of(Turn([text("Hm.")])), "thinking")
+    assert got.errors() == [], got.stderr
+    body = got.server.requests[0].body
+    assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "low"}
+    got = drive(node, harness, Scenario.of(Turn([text("Hm.")])), "thinking_budget")
+    assert got.errors() == [], got.stderr
+    assert got.server.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
 def test_max_turns_stops_the_loop(node: str, harness: Harness) -> None:
     scenario = Scenario.of(Turn([tool_use("Glob", {"pattern": "*"}, id="g1")]))
     got = drive(node, harness, scenario, "max_turns")

@@ -131,6 +131,19 @@ const cases = {
     });
   },
 
+  // passed as --thinking=adaptive --effort=low, and --max-thinking-tokens=2048
+  thinking: () =>
+    query({
+      prompt: "think",
+      options: { ...base, model: "claude-sonnet-4-6", thinking: { type: "adaptive" }, effort: "low" },
+    }),
+
+  thinking_budget: () =>
+    query({
+      prompt: "think",
+      options: { ...base, model: "claude-sonnet-4-6", maxThinkingTokens: 2048 },
+    }),
+
   max_turns: () => query({ prompt: "list files forever", options: { ...base, maxTurns: 1 } }),
 };
 
