@@ -49,6 +49,9 @@ class SdkRequests:
             model = request.get("model")
             self.session.set_model(str(model) if model else self.initial_model)
             return {}
+        if subtype == "set_max_thinking_tokens":
+            self._set_thinking(request.get("max_thinking_tokens"))
+            return {}
         if subtype == "mcp_status":
             from agent_cli.frontends.sdk_mcp import mcp_status
 
@@ -60,6 +63,25 @@ class SdkRequests:
         if subtype == "stop_task":
             return await stop_task_response(self.session, request)
         raise ControlError(f"unsupported control request subtype: {subtype!r}")
+
+    def _set_thinking(self, tokens: Any) -> None:
+        """``setMaxThinkingTokens(n)``: 0 turns thinking off, n on with that budget (at least
+        the API's 1,024), null back to the configured thinking; the effort stays."""
+        from agent_cli.model.thinking import ThinkingChoice
+
+        if tokens is not None and (
+            isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
+        ):
+            raise ControlError("max_thinking_tokens must be null, 0 or a token budget")
+        loop = self.session.loop
+        current = loop.thinking if isinstance(loop.thinking, ThinkingChoice) else None
+        effort = current.effort if current is not None else None
+        if tokens is None:
+            loop.thinking = ThinkingChoice(None, None, effort)
+        elif tokens == 0:
+            loop.thinking = ThinkingChoice(False, None, effort)
+        else:
+            loop.thinking = ThinkingChoice(True, max(1024, tokens), effort)
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.initialized:

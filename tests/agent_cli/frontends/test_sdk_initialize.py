@@ -102,3 +102,24 @@ def test_allow_dangerously_skip_permissions_offers_bypass_without_starting_in_it
     assert answer["response"]["subtype"] == "success"
     modes = [f["permissionMode"] for f in first + second if f.get("subtype") == "init"]
     assert modes == ["default", "bypassPermissions"]
+
+
+def test_set_max_thinking_tokens_refuses_what_is_not_a_budget(harness: Harness) -> None:
+    lines = [
+        control("t1", "set_max_thinking_tokens", max_thinking_tokens="lots"),
+        control("t2", "set_max_thinking_tokens", max_thinking_tokens=-1),
+        control("t3", "set_max_thinking_tokens", max_thinking_tokens=None),
+    ]
+    server = harness.server(Scenario.of())
+    pipe = Pipe(harness, server, SDK_ARGS)
+    try:
+        pipe.send(*lines)
+        seen: list[dict[str, Any]] = []
+        for _ in lines:
+            seen += pipe.until(lambda f: f["type"] == "control_response")
+        rc, _, err = pipe.close()
+    finally:
+        server.stop()
+    assert rc == 0, err
+    answers = {f["response"]["request_id"]: f["response"]["subtype"] for f in seen}
+    assert answers == {"t1": "error", "t2": "error", "t3": "success"}

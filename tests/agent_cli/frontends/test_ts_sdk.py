@@ -213,6 +213,19 @@ def test_thinking_and_effort_options_reach_the_request(node: str, harness: Harne
     assert got.server.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
 
 
+def test_set_max_thinking_tokens_turns_thinking_off_for_the_next_prompt(
+    node: str, harness: Harness
+) -> None:
+    scenario = Scenario.of(
+        Turn([text("Thought.")]), Turn([text("Not.")], match=Match(contains_text="then not"))
+    )
+    got = drive(node, harness, scenario, "set_thinking")
+    assert got.errors() == [], got.stderr
+    assert [m["result"] for m in got.messages("result")] == ["Thought.", "Not."]
+    first, second = (r.body for r in got.server.requests)
+    assert first["thinking"] == {"type": "adaptive"} and "thinking" not in second
+
+
 def test_max_turns_stops_the_loop(node: str, harness: Harness) -> None:
     scenario = Scenario.of(Turn([tool_use("Glob", {"pattern": "*"}, id="g1")]))
     got = drive(node, harness, scenario, "max_turns")

@@ -45,6 +45,9 @@ function resultCounter() {
       seen += 1;
       for (const w of waiters.splice(0)) if (seen >= w.n) w.resolve(); else waiters.push(w);
     },
+    count() {
+      return seen;
+    },
     next(n) {
       return seen >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }));
     },
@@ -149,6 +152,7 @@ const cases = {
 
 async function main(name) {
   if (name === "interrupt") return interrupt();
+  if (name === "set_thinking") return setThinking();
   const make = cases[name];
   if (!make) throw new Error(`unknown case ${name}`);
   for await (const message of make()) emit("message", { message });
@@ -169,6 +173,23 @@ async function interrupt() {
       emit("interrupted");
     }
     if (message.type === "result") results.saw();
+  }
+}
+
+// Two prompts: the first with adaptive thinking, then setMaxThinkingTokens(0) (off) before the
+// second.
+async function setThinking() {
+  const results = resultCounter();
+  const q = query({
+    prompt: promptStream(["think first", "then not"], results),
+    options: { ...base, model: "claude-sonnet-4-6", thinking: { type: "adaptive" } },
+  });
+  for await (const message of q) {
+    emit("message", { message });
+    if (message.type === "result") {
+      if (results.count() === 0) await q.setMaxThinkingTokens(0);
+      results.saw();
+    }
   }
 }
 
