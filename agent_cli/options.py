@@ -91,6 +91,7 @@ class RunOptions:
     thinking: str | None = None  # --thinking enabled|adaptive|disabled, over the configured
     max_thinking_tokens: int | None = None  # thinking on with this budget (0: off)
     effort: str | None = None  # over CLAUDE_CODE_EFFORT_LEVEL / effortLevel
+    agents: str | None = None  # --agents JSON: sub-agent types over the files' (cli_agents)
 
 
 # agent_cli.model.thinking.EFFORT_LEVELS (not imported: this module stays stdlib only)
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--thinking", choices=("enabled", "adaptive", "disabled"))
     p.add_argument("--max-thinking-tokens", type=int)
     p.add_argument("--effort", choices=EFFORT_LEVELS)
+    p.add_argument("--agents")
     return p
 
 
@@ -207,6 +209,7 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         thinking=ns.thinking,
         max_thinking_tokens=ns.max_thinking_tokens,
         effort=ns.effort,
+        agents=ns.agents,
     )
 
 

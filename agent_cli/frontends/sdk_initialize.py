@@ -12,7 +12,8 @@ the session and folds these fields into the run options (``boot_options``):
   caller set none) keeps Nerve's, as ``--system-prompt ""`` does;
 - ``appendSystemPrompt`` (the preset's ``append``): as ``--append-system-prompt``;
 - ``mcpServers`` (``{name: config}``): as one more ``--mcp-config``;
-- ``sdkMcpServers`` (names): each an ``{"type": "sdk"}`` server, reached over ``mcp_message``.
+- ``sdkMcpServers`` (names): each an ``{"type": "sdk"}`` server, reached over ``mcp_message``;
+- ``agents`` (``{name: AgentDefinition}``, from both SDKs): as ``--agents``.
 
 ``initialize`` answers ``mcp_servers_applied`` when it carried ``mcpServers`` (the SDK ends the
 session if the field is missing). A late ``initialize`` (not the first line) cannot change a
@@ -30,7 +31,7 @@ from agent_cli.options import RunOptions
 __all__ = ["BOOT_FIELDS", "DYNAMIC_BOUNDARY", "boot_options", "initialize_request"]
 
 DYNAMIC_BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
-BOOT_FIELDS = ("systemPrompt", "appendSystemPrompt", "mcpServers", "sdkMcpServers")
+BOOT_FIELDS = ("systemPrompt", "appendSystemPrompt", "mcpServers", "sdkMcpServers", "agents")
 
 
 def initialize_request(frame: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -79,6 +80,11 @@ def boot_options(options: RunOptions, request: dict[str, Any]) -> tuple[RunOptio
             configs.append(json.dumps({"mcpServers": sdk}))
         else:
             problems.append("initialize: sdkMcpServers must be a list of names; ignored")
+    agents = request.get("agents")
+    if isinstance(agents, dict) and agents:
+        changes["agents"] = json.dumps(agents)
+    elif agents is not None and not isinstance(agents, dict):
+        problems.append("initialize: agents must be an object; ignored")
     if configs != options.mcp_configs:
         changes["mcp_configs"] = configs
     return (replace(options, **changes) if changes else options), problems

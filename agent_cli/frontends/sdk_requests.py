@@ -102,8 +102,17 @@ class SdkRequests:
             {"name": getattr(c, "name", str(c)), "description": getattr(c, "description", "")}
             for c in self.session.custom_commands()
         ]
+        agents = [
+            {
+                "name": d.name,
+                "description": d.description,
+                **({"model": d.model} if d.model else {}),
+            }
+            for d in self.session.agent_definitions()
+        ]
         return {
             "commands": commands,
+            "agents": agents,
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": [],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from agent_cli.options import RunOptions
 from agent_cli.session.context_ops import wire_context
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.environment import session_environ
+from agent_cli.session.flag_extras import flag_agents, flag_thinking
 from agent_cli.session.restored_calls import restored_calls
 from agent_cli.session.resume import (
     SessionError,
@@ -82,6 +83,7 @@ def build_session(
     # What every part of the session reads variables from (settings env over the shell's).
     environ = session_environ(settings.env)
     _check_mcp_flags(options, cwd, environ)  # a bad --mcp-config fails before anything is written
+    cli_agents = flag_agents(options, warnings)  # and so does a bad --agents
 
     resume_path: Path | None = None
     if options.continue_session or options.resume is not None:
@@ -228,7 +230,7 @@ def build_session(
     )
     if reader is not None:  # how the resumed calls were shown (session.restored_calls)
         session.restored_calls = restored_calls(reader.records)
-    _wire_subagents(session, env, client, project_trusted=trusted)
+    _wire_subagents(session, env, client, project_trusted=trusted, extra=cli_agents)
     wire_customizations(session, commands, settings.project_root)
     wire_context(session, settings, reader)
     _wire_classifier(session, settings, client)
@@ -236,7 +238,7 @@ def build_session(
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
-    choice = _flag_thinking(options)
+    choice = flag_thinking(options)
     if choice is not None:  # --thinking / --max-thinking-tokens / --effort, as /model sets them
         session.loop.thinking = choice
     gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.gc_pause)
@@ -291,16 +293,23 @@ def restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:
 
 
 def _wire_subagents(
-    session: AgentSession, env: Any, model_client: ModelPort, *, project_trusted: bool = True
+    session: AgentSession,
+    env: Any,
+    model_client: ModelPort,
+    *,
+    project_trusted: bool = True,
+    extra: Sequence[Any] = (),
 ) -> None:
     """The Agent tool's runner (``tools`` cannot import the loop): child loops on this
     session's model client, usage totals and transcript (sidechain files)."""
     from agent_cli.agents.runner import LoopSubagentRunner
     from agent_cli.customize.agents import load_agent_definitions
+    from agent_cli.customize.cli_agents import merge_agents
     from tools.builtin.agent import RUNNER_KEY
 
     definitions, warnings = load_agent_definitions(session.cwd, project_trusted=project_trusted)
     session.warnings += warnings
+    definitions = merge_agents(definitions, extra)  # --agents win by name
     session.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
         model_client=model_client,
         parent_model=lambda: session.model,
@@ -373,26 +382,6 @@ def _wire_tool_ports(session: AgentSession, client: ModelPort, worktree: Any) ->
 
     wire_side_model(session, client)
     attach_worktree(session, worktree)
-
-
-def _flag_thinking(options: RunOptions) -> Any:
-    """The ``ThinkingChoice`` the thinking flags make (None without them): ``--thinking
-    disabled`` or ``--max-thinking-tokens 0`` off; a budget (at least the API's 1,024) on with
-    that budget; ``enabled``/``adaptive`` on (adaptive where the model has it)."""
-    from agent_cli.model.thinking import ThinkingChoice
-
-    tokens = options.max_thinking_tokens
-    enabled: bool | None = None
-    budget: int | None = None
-    if options.thinking == "disabled" or tokens == 0:
-        enabled = False
-    elif tokens:
-        enabled, budget = True, max(1024, tokens)
-    elif options.thinking is not None:
-        enabled = True
-    if enabled is None and options.effort is None:
-        return None
-    return ThinkingChoice(enabled, budget, options.effort)
 
 
 def _model(

@@ -203,6 +203,30 @@ def test_sdk_mcp_servers_in_process_and_external_reach_the_session(
     assert got.messages("result")[-1]["result"] == "5"
 
 
+def test_agents_are_offered_and_run_with_their_prompt_and_tools(
+    node: str, harness: Harness
+) -> None:
+    call = {"description": "review", "prompt": "look at a.py", "subagent_type": "reviewer"}
+    in_sub = Match(
+        predicate=lambda body: "REVIEWPROMPT" in json.dumps(body.get("system")),
+        description="the reviewer's request",
+    )
+    scenario = Scenario.of(
+        Turn([tool_use("Agent", call, id="t1")]),
+        Turn([text("looks fine")], match=in_sub),
+        Turn([text("Reviewed.")], match=Match(tool_result_for="t1")),
+    )
+    got = drive(node, harness, scenario, "agents")
+    assert got.errors() == [], got.stderr
+    (supported,) = got.calls("supported_agents")
+    assert {"name": "reviewer", "description": "Reviews code"} in supported["agents"]
+    assert "reviewer" in got.messages("system")[0]["agents"]
+    main, sub, _ = (r.body for r in got.server.requests)
+    assert "- reviewer: Reviews code" in json.dumps(main["system"])
+    assert [t["name"] for t in sub["tools"]] == ["Read"]
+    assert got.messages("result")[-1]["result"] == "Reviewed."
+
+
 def test_thinking_and_effort_options_reach_the_request(node: str, harness: Harness) -> None:
     got = drive(node, harness, Scenario.of(Turn([text("Hm.")])), "thinking")
     assert got.errors() == [], got.stderr

@@ -134,6 +134,22 @@ const cases = {
     });
   },
 
+  // programmatic sub-agents (sent in initialize's agents)
+  agents: async function* () {
+    const q = query({
+      prompt: "review a.py",
+      options: {
+        ...base,
+        allowedTools: ["Agent"],
+        agents: {
+          reviewer: { description: "Reviews code", prompt: "REVIEWPROMPT", tools: ["Read"] },
+        },
+      },
+    });
+    emit("supported_agents", { agents: await q.supportedAgents() });
+    yield* q;
+  },
+
   // passed as --thinking=adaptive --effort=low, and --max-thinking-tokens=2048
   thinking: () =>
     query({
