@@ -92,6 +92,7 @@ class RunOptions:
     max_thinking_tokens: int | None = None  # thinking on with this budget (0: off)
     effort: str | None = None  # over CLAUDE_CODE_EFFORT_LEVEL / effortLevel
     agents: str | None = None  # --agents JSON: sub-agent types over the files' (cli_agents)
+    no_session_persistence: bool = False  # no transcript written (cannot be resumed)
 
 
 # agent_cli.model.thinking.EFFORT_LEVELS (not imported: this module stays stdlib only)
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-thinking-tokens", type=int)
     p.add_argument("--effort", choices=EFFORT_LEVELS)
     p.add_argument("--agents")
+    p.add_argument("--no-session-persistence", action="store_true")
     return p
 
 
@@ -210,6 +212,7 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         max_thinking_tokens=ns.max_thinking_tokens,
         effort=ns.effort,
         agents=ns.agents,
+        no_session_persistence=ns.no_session_persistence,
     )
 
 

@@ -18,7 +18,7 @@ from tools.builtin.agent import AgentDefinition
 
 __all__ = ["CliAgentsError", "merge_agents", "parse_cli_agents"]
 
-_USED = {"description", "prompt", "tools", "model", "permissionMode"}
+_USED = {"description", "prompt", "tools", "model", "permissionMode", "disallowedTools"}
 
 
 class CliAgentsError(ValueError):
@@ -61,7 +61,7 @@ def parse_cli_agents(text: str) -> tuple[list[AgentDefinition], list[str]]:
             warnings.append(f"{where}: tools must be a list of names; skipped")
             continue
         model, mode = spec.get("model"), spec.get("permissionMode")
-        ignored = sorted(set(spec) - _USED - {"disallowedTools"})
+        ignored = sorted(k for k, v in spec.items() if v is not None and k not in _USED)
         if ignored:
             warnings.append(f"{where}: {', '.join(ignored)} ignored")
         agents.append(

@@ -59,6 +59,7 @@ def build_session(
     from tools.execution.hooks import HookRunner
     from tools.registry import assemble_tool_pool, get_all_base_tools
 
+    record = record and not options.no_session_persistence  # nothing written to disk
     # ends a killed Nerve's leftover process groups, in a background thread
     reaper = start_reaper()
     cwd = (cwd or Path.cwd()).resolve()

@@ -119,6 +119,13 @@ def test_a_plain_query_with_a_custom_system_prompt(node: str, harness: Harness) 
     assert "say hello" in json.dumps(got.server.requests[0].body["messages"][0])
 
 
+def test_persist_session_false_writes_no_transcript(node: str, harness: Harness) -> None:
+    got = drive(node, harness, Scenario.of(Turn([text("Hi.")])), "no_persist")
+    assert got.errors() == [], got.stderr
+    assert got.messages("result")[-1]["result"] == "Hi."
+    assert harness.transcripts() == []
+
+
 def test_the_preset_prompt_with_an_append_keeps_nerves_prompt(node: str, harness: Harness) -> None:
     got = drive(node, harness, Scenario.of(Turn([text("Hi.")])), "append")
     assert got.errors() == [], got.stderr

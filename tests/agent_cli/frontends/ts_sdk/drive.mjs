@@ -57,6 +57,9 @@ function resultCounter() {
 const cases = {
   plain: () => query({ prompt: "say hello", options: { ...base, systemPrompt: "You are terse." } }),
 
+  // --no-session-persistence
+  no_persist: () => query({ prompt: "say hello", options: { ...base, persistSession: false } }),
+
   append: () =>
     query({
       prompt: "say hello",
