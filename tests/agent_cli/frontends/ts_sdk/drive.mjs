@@ -4,7 +4,8 @@
 //   node drive.mjs CASE        (env: NERVE_BIN = the nerve executable, NERVE_CWD = the project)
 //
 // Prints one JSON object a line on stdout: {"event": "message", "message": ...} for each
-// message the SDK yields, {"event": "can_use_tool" | "hook", ...} for each callback it makes,
+// message the SDK yields, {"event": "can_use_tool" | "hook" | "tool_call", ...} for each
+// callback it makes, "interrupted" / "supported_agents" for what a case did or asked,
 // {"event": "error", "message": ...} if the query throws, and {"event": "end"} last.
 // tests/agent_cli/frontends/test_ts_sdk.py runs it against the scripted Messages server.
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
