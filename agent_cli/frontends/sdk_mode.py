@@ -270,4 +270,11 @@ def run_sdk_mode(options: RunOptions) -> int:
             file=sys.stderr,
         )
         return 2
+    if options.json_schema is not None:  # the SDKs' outputFormat: said, not silently dropped
+        print(
+            "nerve: --json-schema is not supported with --input-format stream-json yet; "
+            "the answers are plain text (no structured_output)",
+            file=sys.stderr,
+            flush=True,
+        )
     return asyncio.run(_run(options, sys.stdin.buffer, sys.stdout, sys.stderr))
