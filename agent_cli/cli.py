@@ -38,12 +38,18 @@ options:
   -r, --resume [ID]            resume a session (a picker without ID)
   --fork-session               with -c/-r: continue in a new session
   --dangerously-skip-permissions  start in bypassPermissions mode
+  --allow-dangerously-skip-permissions  offer bypassPermissions without starting in it
   -w, --worktree NAME          work in the git worktree .nerve/worktrees/NAME (created if new)
   --max-budget-usd AMOUNT      (-p) stop before a request once the run cost this much
   --system-prompt TEXT         replace the default system prompt ("" keeps it)
   --append-system-prompt TEXT  add TEXT at the end of the system prompt
   --input-format stream-json   headless, driven by JSON lines on stdin (the Agent SDK)
   --include-partial-messages   (stream-json) also stream the text as it comes
+  --thinking MODE              enabled | adaptive | disabled (over the settings)
+  --max-thinking-tokens N      thinking on with a budget of N tokens (0: off)
+  --effort LEVEL               low | medium | high | xhigh | max
+  --agents JSON                sub-agent types: {"name": {"description", "prompt", ...}}
+  --no-session-persistence     write no transcript (the session cannot be resumed)
   -h, --help                   show this help and exit
   --version                    print the version and exit
 

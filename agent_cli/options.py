@@ -86,6 +86,17 @@ class RunOptions:
     setting_sources: list[str] | None = None  # user/project/local layers to load; None = all
     json_schema: str | None = None  # the final answer must match this JSON Schema
     fallback_model: str | None = None  # after repeated overload (529) the request goes here
+    # the TypeScript Agent SDK's flags (helper "tssdk")
+    allow_dangerously_skip_permissions: bool = False  # bypassPermissions may be switched to
+    thinking: str | None = None  # --thinking enabled|adaptive|disabled, over the configured
+    max_thinking_tokens: int | None = None  # thinking on with this budget (0: off)
+    effort: str | None = None  # over CLAUDE_CODE_EFFORT_LEVEL / effortLevel
+    agents: str | None = None  # --agents JSON: sub-agent types over the files' (cli_agents)
+    no_session_persistence: bool = False  # no transcript written (cannot be resumed)
+
+
+# agent_cli.model.thinking.EFFORT_LEVELS (not imported: this module stays stdlib only)
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,6 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting-sources")
     p.add_argument("--json-schema")
     p.add_argument("--fallback-model")
+    # the TypeScript Agent SDK: bypass may be switched to later; initialize carries MCP servers
+    # (SDK mode always reads a first initialize before it builds the session: sdk_initialize)
+    p.add_argument("--allow-dangerously-skip-permissions", action="store_true")
+    p.add_argument("--await-initialize", action="store_true")
+    # the SDKs' thinking and effort options (what /model thinking|effort sets, for the session)
+    p.add_argument("--thinking", choices=("enabled", "adaptive", "disabled"))
+    p.add_argument("--max-thinking-tokens", type=int)
+    p.add_argument("--effort", choices=EFFORT_LEVELS)
+    p.add_argument("--agents")
+    p.add_argument("--no-session-persistence", action="store_true")
     return p
 
 
@@ -139,6 +160,8 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
 
     parser.error = fail  # type: ignore[method-assign,assignment]
     ns = parser.parse_args(list(argv))
+    if ns.max_thinking_tokens is not None and ns.max_thinking_tokens < 0:
+        raise OptionsError("--max-thinking-tokens must be 0 (off) or a token budget")
     if ns.max_turns is not None and ns.max_turns < 1:
         raise OptionsError("--max-turns must be at least 1")
     if ns.max_budget_usd is not None and not ns.max_budget_usd > 0:
@@ -184,6 +207,12 @@ def parse_run_options(argv: Sequence[str]) -> RunOptions:
         setting_sources=sources,
         json_schema=ns.json_schema,
         fallback_model=ns.fallback_model.strip() if ns.fallback_model else None,
+        allow_dangerously_skip_permissions=ns.allow_dangerously_skip_permissions,
+        thinking=ns.thinking,
+        max_thinking_tokens=ns.max_thinking_tokens,
+        effort=ns.effort,
+        agents=ns.agents,
+        no_session_persistence=ns.no_session_persistence,
     )
 
 

@@ -66,7 +66,11 @@ class InteractiveFactory:
 
 def bypass_requested(options: RunOptions) -> bool:
     """Whether bypassPermissions is available this run: the rule ``AgentSession.create`` applies."""
-    return options.dangerously_skip_permissions or options.permission_mode == "bypassPermissions"
+    return (
+        options.dangerously_skip_permissions
+        or options.allow_dangerously_skip_permissions
+        or options.permission_mode == "bypassPermissions"
+    )
 
 
 def has_credentials(env: Mapping[str, str], cwd: Path | None = None) -> bool:

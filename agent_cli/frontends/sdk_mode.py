@@ -30,6 +30,7 @@ from agent_cli.frontends.control import (
 )
 from agent_cli.frontends.sdk_context import replay_prompts
 from agent_cli.frontends.sdk_hooks import register_sdk_hooks
+from agent_cli.frontends.sdk_initialize import boot_options, initialize_request
 from agent_cli.frontends.sdk_mcp import attach_sdk_mcp
 from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.sdk_state import SessionStateFrames
@@ -72,6 +73,7 @@ class SdkMode:
         self.requests = SdkRequests(
             session, lambda hooks: register_sdk_hooks(session, self.channel, hooks, self.warn)
         )
+        self.requests.warn = self.warn
         self.states = SessionStateFrames(
             self.writer.system, session.ctx.options.environ or os.environ
         )
@@ -213,13 +215,23 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
     from agent_cli.model.config import MissingApiKey
     from agent_cli.session.agent_session import AgentSession, SessionError
 
+    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+    _start_reader(stdin, lines)
+    # The first line, read before the session is built: the SDK's initialize may carry what
+    # shapes it (the TypeScript SDK's system prompt and MCP servers, sdk_initialize).
+    first = await lines.get()
+    boot = initialize_request(parse_line(first.decode("utf-8", "replace"))[0]) if first else None
+    if boot is not None:
+        options, problems = boot_options(options, boot)
+        for problem in problems:
+            print(f"nerve: {problem}", file=err, flush=True)
     try:
         session = AgentSession.create(options, interactive=False)
     except (MissingApiKey, SessionError, ValueError) as exc:
         print(f"nerve: {exc}", file=err)
         return 1
     mode = SdkMode(session, options, out, err)
-    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+    mode.requests.booted = boot is not None
     loop = asyncio.get_running_loop()
 
     def stop() -> None:  # SIGTERM: the running turn ends and no new one starts
@@ -231,11 +243,12 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
         loop.add_signal_handler(signal.SIGTERM, stop)
     except (NotImplementedError, RuntimeError):
         pass
-    _start_reader(stdin, lines)
     turns = asyncio.create_task(mode.run_turns())
     try:
-        while (raw := await lines.get()) is not None:
+        raw = first
+        while raw is not None:  # None: stdin closed (or SIGTERM)
             mode.dispatch(raw)
+            raw = await lines.get()
         mode.channel.close("stdin closed before the SDK answered")
         mode.turns.put_nowait(None)
         await turns
@@ -260,4 +273,11 @@ def run_sdk_mode(options: RunOptions) -> int:
             file=sys.stderr,
         )
         return 2
+    if options.json_schema is not None:  # the SDKs' outputFormat: said, not silently dropped
+        print(
+            "nerve: --json-schema is not supported with --input-format stream-json yet; "
+            "the answers are plain text (no structured_output)",
+            file=sys.stderr,
+            flush=True,
+        )
     return asyncio.run(_run(options, sys.stdin.buffer, sys.stdout, sys.stderr))

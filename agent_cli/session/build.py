@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from agent_cli.options import RunOptions
 from agent_cli.session.context_ops import wire_context
 from agent_cli.session.custom import load_commands, pool_for_commands, wire_customizations
 from agent_cli.session.environment import session_environ
+from agent_cli.session.flag_extras import flag_agents, flag_thinking
 from agent_cli.session.restored_calls import restored_calls
 from agent_cli.session.resume import (
     SessionError,
@@ -58,6 +59,7 @@ def build_session(
     from tools.execution.hooks import HookRunner
     from tools.registry import assemble_tool_pool, get_all_base_tools
 
+    record = record and not options.no_session_persistence  # nothing written to disk
     # ends a killed Nerve's leftover process groups, in a background thread
     reaper = start_reaper()
     cwd = (cwd or Path.cwd()).resolve()
@@ -82,6 +84,7 @@ def build_session(
     # What every part of the session reads variables from (settings env over the shell's).
     environ = session_environ(settings.env)
     _check_mcp_flags(options, cwd, environ)  # a bad --mcp-config fails before anything is written
+    cli_agents = flag_agents(options, warnings)  # and so does a bad --agents
 
     resume_path: Path | None = None
     if options.continue_session or options.resume is not None:
@@ -110,12 +113,12 @@ def build_session(
         warnings += rule_warnings
 
     mode: PermissionMode | None = None
-    bypass = options.dangerously_skip_permissions
+    bypass = options.dangerously_skip_permissions or options.allow_dangerously_skip_permissions
     if options.dangerously_skip_permissions:
         mode = PermissionMode.BYPASS
     elif options.permission_mode:
         mode = PermissionMode.parse(options.permission_mode)
-        bypass = mode is PermissionMode.BYPASS
+        bypass = bypass or mode is PermissionMode.BYPASS
     else:
         mode = restored_mode
     perm_ctx, perm_warnings = permission_context_from_settings(
@@ -230,7 +233,7 @@ def build_session(
     )
     if reader is not None:  # how the resumed calls were shown (session.restored_calls)
         session.restored_calls = restored_calls(reader.records)
-    _wire_subagents(session, env, client, project_trusted=trusted)
+    _wire_subagents(session, env, client, project_trusted=trusted, extra=cli_agents)
     wire_customizations(session, commands, settings.project_root)
     wire_context(session, settings, reader)
     _wire_classifier(session, settings, client)
@@ -238,6 +241,9 @@ def build_session(
     if transcript is not None:
         transcript.meta("permission-mode", mode=perm_ctx.mode.value)
     session.reaper = reaper
+    choice = flag_thinking(options)
+    if choice is not None:  # --thinking / --max-thinking-tokens / --effort, as /model sets them
+        session.loop.thinking = choice
     gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.gc_pause)
     return session
 
@@ -290,12 +296,18 @@ def restore_read_files(reader: TranscriptReader, state: Any) -> list[str]:
 
 
 def _wire_subagents(
-    session: AgentSession, env: Any, model_client: ModelPort, *, project_trusted: bool = True
+    session: AgentSession,
+    env: Any,
+    model_client: ModelPort,
+    *,
+    project_trusted: bool = True,
+    extra: Sequence[Any] = (),
 ) -> None:
     """The Agent tool's runner (``tools`` cannot import the loop): child loops on this
     session's model client, usage totals and transcript (sidechain files)."""
     from agent_cli.agents.runner import LoopSubagentRunner
     from agent_cli.customize.agents import load_agent_definitions
+    from agent_cli.customize.cli_agents import merge_agents
     from tools.builtin.agent import RUNNER_KEY
 
     sources = session.options.setting_sources
@@ -303,6 +315,7 @@ def _wire_subagents(
         session.cwd, project_trusted=project_trusted, sources=sources
     )
     session.warnings += warnings
+    definitions = merge_agents(definitions, extra)  # --agents win by name
     session.ctx.options.extra[RUNNER_KEY] = LoopSubagentRunner(
         model_client=model_client,
         parent_model=lambda: session.model,
