@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from agent_cli.frontends.control import (
@@ -36,6 +37,7 @@ from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.sdk_state import SessionStateFrames
 from agent_cli.frontends.sdk_tasks import TaskFrames
 from agent_cli.frontends.stream_json import StreamJsonWriter
+from agent_cli.frontends.structured_output import StructuredOutput, parse_schema
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
 from agent_cli.options import RunOptions, is_mcp_prompt_tool
 
@@ -63,8 +65,18 @@ def user_prompt(frame: dict[str, Any]) -> tuple[str | None, str | None]:
 class SdkMode:
     """One session driven over stdin/stdout (see module docstring)."""
 
-    def __init__(self, session: Any, options: RunOptions, out: TextIO, err: TextIO) -> None:
+    def __init__(
+        self,
+        session: Any,
+        options: RunOptions,
+        out: TextIO,
+        err: TextIO,
+        structured: StructuredOutput | None = None,
+    ) -> None:
         self.session = session
+        self.structured = structured  # --json-schema: each prompt's answer as validated JSON
+        if structured is not None:
+            structured.install(session)
         self.err = err
         self.writer = StreamJsonWriter(out, partial=options.include_partial_messages)
         self.writer.attach(session)
@@ -163,8 +175,16 @@ class SdkMode:
         finished: TurnFinished | None = None
         errors: list[str] = []
         api_error: tuple[int | None, str | None] | None = None
+        structured = self.structured
+        if structured is not None:
+            structured.start_turn()
+        turn = (
+            self.session.run_turn(prompt)
+            if structured is None
+            else structured.run(self.session, prompt)
+        )
         try:
-            async for event in self.session.run_turn(prompt):
+            async for event in turn:
                 self.writer.event(event)
                 if isinstance(event, Notice) and event.level == "warning":
                     self.warn(event.text)
@@ -185,6 +205,8 @@ class SdkMode:
             api_error=api_error if finished.stop_reason == "error" else None,
             queued=max(self.queued, 0),
         )
+        if structured is not None:
+            structured.add_to_result(frame)
         self.last_error = bool(frame["is_error"])
         self.writer.finish(frame)
 
@@ -225,12 +247,15 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
         options, problems = boot_options(options, boot)
         for problem in problems:
             print(f"nerve: {problem}", file=err, flush=True)
+    structured = None
     try:
+        if options.json_schema is not None:
+            structured = StructuredOutput(parse_schema(options.json_schema, Path.cwd()))
         session = AgentSession.create(options, interactive=False)
     except (MissingApiKey, SessionError, ValueError) as exc:
         print(f"nerve: {exc}", file=err)
         return 1
-    mode = SdkMode(session, options, out, err)
+    mode = SdkMode(session, options, out, err, structured)
     mode.requests.booted = boot is not None
     loop = asyncio.get_running_loop()
 
@@ -273,11 +298,4 @@ def run_sdk_mode(options: RunOptions) -> int:
             file=sys.stderr,
         )
         return 2
-    if options.json_schema is not None:  # the SDKs' outputFormat: said, not silently dropped
-        print(
-            "nerve: --json-schema is not supported with --input-format stream-json yet; "
-            "the answers are plain text (no structured_output)",
-            file=sys.stderr,
-            flush=True,
-        )
     return asyncio.run(_run(options, sys.stdin.buffer, sys.stdout, sys.stderr))

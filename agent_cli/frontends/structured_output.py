@@ -1,4 +1,5 @@
-"""``nerve -p --json-schema SCHEMA``: the final answer as JSON validated against a schema.
+"""``nerve -p --json-schema SCHEMA``: the final answer as JSON validated against a schema
+(also each prompt's answer in the Agent SDK's mode, its ``output_format``/``outputFormat``).
 
 As Claude Code does, the model gets a ``StructuredOutput`` tool whose input schema is the
 user's schema (a schema whose top level is not an object is wrapped as ``{"output": ...}``,
@@ -157,6 +158,10 @@ class StructuredOutput:
             is_concurrency_safe=False,
             input_schema_override=api_schema,
         )
+
+    def start_turn(self) -> None:
+        """A new prompt asks for a new answer (the Agent SDK's conversation: one per query)."""
+        self.value, self.provided, self.failures, self.problems = None, False, 0, []
 
     def install(self, session: Any) -> None:
         """Offer the tool for this session and tell the model to use it."""

@@ -123,14 +123,3 @@ def test_set_max_thinking_tokens_refuses_what_is_not_a_budget(harness: Harness) 
     assert rc == 0, err
     answers = {f["response"]["request_id"]: f["response"]["subtype"] for f in seen}
     assert answers == {"t1": "error", "t2": "error", "t3": "success"}
-
-
-def test_a_json_schema_in_sdk_mode_is_reported_unsupported(harness: Harness) -> None:
-    schema = json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}})
-    run = harness.run(
-        [*SDK_ARGS, "--json-schema", schema], Scenario.of(Turn([text("ok")])), input=user("hi")
-    )
-    assert run.rc == 0, run.stderr
-    assert "--json-schema is not supported with --input-format stream-json" in run.stderr
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result["result"] == "ok" and "structured_output" not in result
