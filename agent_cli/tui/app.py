@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from agent_cli.session.port import SessionPort
     from agent_cli.session.trust import TrustQuestion
     from agent_cli.tui.markdown import AssistantMessage
+    from agent_cli.tui.settled import PartRetirer
     from tools.context import PermissionPrompt, PermissionResponse
 
 __all__ = [
@@ -104,6 +105,7 @@ class NerveApp(KeyActions):
         self.interrupted = False
         self.queued: list[str] = []
         self._assistant: AssistantMessage | None = None
+        self._retirer: PartRetirer | None = None
         self.stream_stats = StreamStats()
         self._tool_widgets: dict[str, ToolCall] = {}
         self.call_views: dict[str, dict[str, Any]] = {}  # tool_use id -> its output's view
@@ -301,16 +303,18 @@ class NerveApp(KeyActions):
             elif not self.interrupted:
                 ring_bell(self)  # now it waits for the user
 
-    @work(group="settle")
-    async def _settle(self, widget: AssistantMessage) -> None:
-        """Drain a finished stream chunk; it settles into one widget (``AssistantMessage``)."""
-        await widget.finish()
-
     async def _new_assistant(self, fence: Any) -> None:
         from agent_cli.tui.markdown import AssistantMessage
 
+        if fence is None:  # a new answer: its finished parts go to a new SettledParts
+            from agent_cli.tui.settled import PartRetirer
+
+            self._retirer = PartRetirer(self.conversation)
         self._assistant = AssistantMessage(
-            stats=self.stream_stats, fence=fence, typing=self.idle_gc.typing
+            stats=self.stream_stats,
+            fence=fence,
+            typing=self.idle_gc.typing,
+            last_key=lambda: self.prompt_input.last_key_time,
         )
         await self.conversation.add(self._assistant)
 
@@ -318,6 +322,8 @@ class NerveApp(KeyActions):
         assistant, self._assistant = self._assistant, None
         if assistant is not None:
             await assistant.finish()
+        if self._retirer is not None:
+            await self._retirer.wait()
 
     async def handle_event(self, event: Any) -> None:
         """Render one agent event in place."""
@@ -347,10 +353,12 @@ class NerveApp(KeyActions):
             cut = a.split(text)
             if cut is not None:
                 # A long answer continues in a fresh widget (tui/stream_split.py), so each
-                # append re-parses a small document; the finished part collapses to one widget.
+                # append re-parses a small document; the finished part joins the answer's
+                # other finished parts in one widget of rendered lines (tui/settled.py).
                 head, text = cut
                 a.feed(head)
-                self._settle(a)
+                assert self._retirer is not None
+                self._retirer.retire(a, a.separator)
                 await self._new_assistant(a.fence)
             assert self._assistant is not None
             self._assistant.feed(text)

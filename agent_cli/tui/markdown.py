@@ -8,22 +8,42 @@ assistant text (streamed or stored) arrives.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown, Static
 
 from agent_cli.tui.safe import clean
-from agent_cli.tui.stream_split import FenceTracker, split_point
+from agent_cli.tui.stream_split import FenceTracker, cut_point
 from agent_cli.tui.widgets import StreamStats
 from tools.terminal_text import StreamNeutralizer
 
-__all__ = ["APPEND_INTERVAL_S", "TYPING_APPEND_INTERVAL_S", "AssistantMessage", "MarkdownText"]
+__all__ = [
+    "APPEND_INTERVAL_S",
+    "KEY_QUIET_S",
+    "MAX_KEY_DEFER_S",
+    "TYPING_APPEND_INTERVAL_S",
+    "AssistantMessage",
+    "MarkdownText",
+    "key_defer",
+]
 
 APPEND_INTERVAL_S = 0.05
 # While the user types, the answer refreshes less often: each append re-lays out and repaints
 # the conversation (~10-15 ms), and a keystroke's echo waits behind it (bench/keystroke.py).
 TYPING_APPEND_INTERVAL_S = 0.2
+# Right after a keystroke an append waits: the frame that echoes the key then repaints only the
+# input, not a re-laid-out answer. Never more than MAX_KEY_DEFER_S in a row (fast typing).
+KEY_QUIET_S = 0.05
+MAX_KEY_DEFER_S = 0.5
+
+
+def key_defer(now: float, last_key: float, waited: float) -> float:
+    """How much longer an append waits for the echo of the key typed at ``last_key`` (0: go
+    now), having waited ``waited`` already. Monotonic seconds."""
+    quiet_for = KEY_QUIET_S - (now - last_key)
+    return max(0.0, min(quiet_for, MAX_KEY_DEFER_S - waited))
 
 
 class MarkdownText(Static):
@@ -48,7 +68,8 @@ class AssistantMessage(Markdown):
     that arrives is joined into the next one, so the UI keeps up however fast the model streams
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
     Appends are at most ``APPEND_INTERVAL_S`` apart, ``TYPING_APPEND_INTERVAL_S`` while
-    ``typing()`` says the user is typing (the input's echo goes first).
+    ``typing()`` says the user is typing, and an append waits ``key_defer`` after each key
+    (``last_key()``: when it was typed), so the input's echo goes first.
     """
 
     def __init__(
@@ -57,6 +78,7 @@ class AssistantMessage(Markdown):
         stats: StreamStats | None = None,
         fence: FenceTracker | None = None,
         typing: Callable[[], bool] = lambda: False,
+        last_key: Callable[[], float] = lambda: 0.0,
     ) -> None:
         super().__init__(clean(text), classes="assistant")
         self._pending: list[str] = []
@@ -69,6 +91,8 @@ class AssistantMessage(Markdown):
         self.fence = fence if fence is not None else FenceTracker()  # carried to the next part
         self._neutralizer = StreamNeutralizer()
         self.typing = typing
+        self.last_key = last_key
+        self.separator = ""  # what the last cut (``split``) took out between the parts
 
     @property
     def backlog(self) -> int:
@@ -78,7 +102,11 @@ class AssistantMessage(Markdown):
     def split(self, text: str) -> tuple[str, str] | None:
         """Where this answer should go on in a fresh widget (``stream_split``): ``(head, tail)``
         or None. Call once per delta, before :meth:`feed`."""
-        return split_point(self.fed_chars, self.fence, text)
+        cut = cut_point(self.fed_chars, self.fence, text)
+        if cut is None:
+            return None
+        head, self.separator, tail = cut
+        return head, tail
 
     def feed(self, text: str) -> None:
         """Queue a text delta; cheap, never awaits."""
@@ -103,6 +131,7 @@ class AssistantMessage(Markdown):
                 self._wake.clear()
                 if not self._pending:
                     continue
+                await self._key_quiet()
                 batch, self._pending = self._pending, []
                 await asyncio.shield(self.append("".join(batch)))
                 self.rendered += len(batch)
@@ -120,8 +149,16 @@ class AssistantMessage(Markdown):
             self.rendered += len(batch)
             self.stats.rendered += len(batch)
 
-    async def finish(self) -> None:
-        """Render whatever is queued, stop the updater, then ``_settle``."""
+    async def _key_quiet(self) -> None:
+        """Wait while a key was just typed (``key_defer``)."""
+        waited = 0.0
+        while (delay := key_defer(time.monotonic(), self.last_key(), waited)) > 0:
+            await asyncio.sleep(delay)
+            waited += delay
+
+    async def finish(self, *, settle: bool = True) -> None:
+        """Render whatever is queued, stop the updater, then ``_settle`` (unless not
+        ``settle``: a finished part of a longer answer goes to ``tui.settled`` instead)."""
         self._queue(self._neutralizer.flush())  # a sequence the answer never closed
         task, self._stream_task = self._stream_task, None
         if task is not None:
@@ -130,7 +167,8 @@ class AssistantMessage(Markdown):
                 await asyncio.sleep(0.005)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        await self._settle()
+        if settle:
+            await self._settle()
 
     async def _settle(self) -> None:
         """The finished text as ONE ``MarkdownText`` inside this widget, painted as a stored

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["LINE_SPLIT_CHARS", "SPLIT_CHARS", "FenceTracker", "split_point"]
+__all__ = ["LINE_SPLIT_CHARS", "SPLIT_CHARS", "FenceTracker", "cut_point", "split_point"]
 
 SPLIT_CHARS = 4000  # past this, a paragraph break outside a fence starts a new widget
 LINE_SPLIT_CHARS = 8000  # past this, any line end does (a fence is closed and reopened)
@@ -61,6 +61,13 @@ def _closes(marker: str, opener: str) -> bool:
 def split_point(fed_chars: int, fence: FenceTracker, text: str) -> tuple[str, str] | None:
     """``(head, tail)``: ``head`` ends the current widget, ``tail`` starts the next; None to
     keep going in the same one. Always advances ``fence`` over ``text``."""
+    cut = cut_point(fed_chars, fence, text)
+    return None if cut is None else (cut[0], cut[2])
+
+
+def cut_point(fed_chars: int, fence: FenceTracker, text: str) -> tuple[str, str, str] | None:
+    """As :func:`split_point`, with what the cut took out between them: ``(head, separator,
+    tail)`` (the separator is ``"\n\n"`` or ``"\n"``)."""
     cut: tuple[int, int] | None = None
     if fed_chars >= SPLIT_CHARS:
         para = text.find("\n\n")
@@ -72,10 +79,10 @@ def split_point(fed_chars: int, fence: FenceTracker, text: str) -> tuple[str, st
         fence.feed(text)
         return None
     at, width = cut
-    head, tail = text[:at], text[at + width :]
+    head, separator, tail = text[:at], text[at : at + width], text[at + width :]
     fence.feed(text[: at + width])
     opener = fence.opener
     fence.feed(tail)
     if opener is None:
-        return head, tail
-    return f"{head}\n{_run(opener)}\n", f"{opener}\n{tail}"
+        return head, separator, tail
+    return f"{head}\n{_run(opener)}\n", separator, f"{opener}\n{tail}"

@@ -74,6 +74,7 @@ def test_a_huge_code_block_is_closed_and_reopened_with_its_language() -> None:
 async def test_the_app_streams_a_huge_code_block_into_parts_that_each_render_as_code(
     session: FakeSession, make_app: Any
 ) -> None:
+    from agent_cli.tui.settled import SettledParts
     from agent_cli.tui.widgets import MarkdownText
 
     body = "".join(f"value_{i} = {i}\n" for i in range(2000))
@@ -84,8 +85,10 @@ async def test_the_app_streams_a_huge_code_block_into_parts_that_each_render_as_
         app.prompt_input.load_text("dump it")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.turn_running, timeout=30)
-        await wait_for(pilot, lambda: len(app.query(MarkdownText)) >= 2, timeout=30)
-        sources = [w.source for w in app.query(".assistant")]  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: len(app.query(MarkdownText)) >= 1, timeout=30)
+        # the finished parts in one widget above the last part (tui/settled.py)
+        settled = app.query_one(SettledParts)
+        sources = [*settled.parts, app.query(".assistant").last().source]  # type: ignore[attr-defined]
         assert len(sources) >= 3
         assert all(s.startswith("```python\n") for s in sources)
         assert sum(s.count("value_") for s in sources) == 2000

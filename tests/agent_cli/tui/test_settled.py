@@ -1,0 +1,100 @@
+"""The finished parts of a long streamed answer live in ONE widget of pre-rendered lines
+(``tui/settled.py``), rendered once each; an append waits for a just-typed key's echo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_cli.loop.events import TextDelta, TurnFinished
+from agent_cli.tui.markdown import KEY_QUIET_S, MAX_KEY_DEFER_S, AssistantMessage, key_defer
+from agent_cli.tui.settled import SettledParts
+from tests.agent_cli.tui.conftest import SIZE, wait_for
+from tests.agent_cli.tui.fakes import FakeSession
+
+LINES = [f"line {i:05d}: the quick brown fox jumps over the dog" for i in range(1500)]
+TEXT = "".join(line + "\n" for line in LINES)  # one endless paragraph: cut at line ends
+
+
+def _chunks(text: str, size: int = 40) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _screen_text(settled: SettledParts) -> str:
+    return " ".join(settled.render_line(y).text.strip() for y in range(len(settled._lines)))
+
+
+async def test_a_long_answer_keeps_its_finished_parts_in_one_widget_rendered_once(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.turns = [[*(TextDelta(d) for d in _chunks(TEXT)), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt_input.load_text("stream it")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+        await pilot.pause()
+        kinds = [type(w).__name__ for w in app.conversation.children]
+        # welcome, prompt, the finished parts, the last part: not one widget per part
+        assert kinds == ["NoticeLine", "UserMessage", "SettledParts", "AssistantMessage"]
+        settled = app.query_one(SettledParts)
+        last = app.conversation.children[-1]
+        assert isinstance(last, AssistantMessage)
+        assert len(settled.parts) >= 3
+        # each part rendered when it finished, and all once more when the scrollbar took a
+        # column; never on later appends and layouts
+        assert settled.rendered_parts <= 2 * len(settled.parts)
+        rendered = settled.rendered_parts
+        for _ in range(3):
+            app.conversation.refresh(layout=True)
+            app.say("more below")
+            await pilot.pause()
+        assert settled.rendered_parts == rendered
+        assert settled.source + "\n" + last.source == TEXT  # every cut took one line end
+        assert settled.size.height == len(settled._lines) > 0
+        shown = _screen_text(settled)
+        retired = settled.source.splitlines()
+        for line in (retired[0], retired[len(retired) // 2], retired[-1]):
+            assert line in shown  # a paragraph of soft breaks: the lines run on, all there
+
+
+async def test_a_new_width_renders_the_finished_parts_again(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.turns = [[*(TextDelta(d) for d in _chunks(TEXT)), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt_input.load_text("stream it")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+        settled = app.query_one(SettledParts)
+        before, height = settled.rendered_parts, len(settled._lines)
+        await pilot.resize_terminal(60, SIZE[1])
+        await wait_for(pilot, lambda: settled.rendered_parts == before + len(settled.parts))
+        assert len(settled._lines) > height  # narrower: more lines
+        assert all(len(settled.render_line(y).text) <= 60 for y in range(len(settled._lines)))
+        assert settled.source.splitlines()[-1] in _screen_text(settled)
+
+
+def test_an_append_waits_for_the_echo_of_a_key_just_typed() -> None:
+    now = 100.0
+    assert key_defer(now, now, 0.0) == KEY_QUIET_S  # just typed: wait for its frame
+    assert 0 < key_defer(now, now - KEY_QUIET_S / 2, 0.0) < KEY_QUIET_S
+    assert key_defer(now, now - 1.0, 0.0) == 0.0  # no recent key: go now
+    assert key_defer(now, 0.0, 0.0) == 0.0  # no key yet
+    # fast typing never holds the answer back for more than MAX_KEY_DEFER_S in a row
+    assert key_defer(now, now, MAX_KEY_DEFER_S) == 0.0
+    assert key_defer(now, now, MAX_KEY_DEFER_S - 0.01) <= 0.01 + 1e-9
+
+
+async def test_the_streamed_answer_knows_when_the_last_key_was_typed(
+    session: FakeSession, make_app: Any
+) -> None:
+    session.turns = [[TextDelta("hello "), TextDelta("world"), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running and app.query(AssistantMessage))
+        answer = app.query(AssistantMessage).last()
+        await pilot.press("x")
+        assert answer.last_key() == app.prompt_input.last_key_time > 0
