@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from agent_cli import __version__, gc_pause, pydantic_plugins
+from agent_cli import __version__, code_cache, gc_pause, pydantic_plugins
 
 __all__ = ["main"]
 
@@ -129,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = sys.argv[1:]
         gc_pause.pause()  # until the session is built (see agent_cli.gc_pause)
         pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
+        code_cache.install()  # dataclasses' methods compiled once, across runs (see there)
         try:
             rc = _main(args)
         except BrokenPipeError:
@@ -139,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 141
         finally:
             gc_pause.resume()
+            code_cache.save()  # only when this run compiled something new
         headless = any(a in ("-p", "--print") or a.startswith("--input-format") for a in args)
         if headless or args[:1] == ["demo"]:
             _exit_now(rc)

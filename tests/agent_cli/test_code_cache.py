@@ -1,0 +1,107 @@
+"""``agent_cli.code_cache``: dataclasses' generated methods compiled once, across runs.
+
+Fresh interpreters: the cache must be in place before the dataclasses are made, and the second
+run must find what the first one saved.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+# Dataclasses of every kind the stdlib generates code for; printed as their methods see them.
+CLASSES = """
+from __future__ import annotations
+import dataclasses, inspect
+from dataclasses import dataclass, field
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    a: int
+    b: str = "x"
+    c: tuple[int, ...] = ()
+
+@dataclass(order=True)
+class Ordered:
+    n: int
+    items: list[str] = field(default_factory=list)
+
+@dataclass(kw_only=True)
+class KwOnly:
+    name: str
+    size: int = 3
+
+f = Frozen(1)
+try:
+    f.a = 2
+    frozen = "mutable"
+except dataclasses.FrozenInstanceError:
+    frozen = "frozen"
+print("FROZEN", repr(f), frozen, hash(f) == hash(Frozen(1)), f == Frozen(1, "x"))
+print("ORDER", Ordered(1) < Ordered(2), Ordered(1, ["a"]), Ordered(1).items is not Ordered(1).items)
+print("KW", KwOnly(name="n"), inspect.signature(KwOnly.__init__))
+print("SIG", inspect.signature(Frozen.__init__), Frozen.__init__.__annotations__)
+"""
+
+
+def run(code: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def with_cache(path: Path) -> str:
+    return (
+        "from agent_cli import code_cache\n"
+        f"code_cache.install({str(path)!r})\n"
+        f"exec(compile({CLASSES!r}, 'classes', 'exec'))\n"
+        "print('STATS', code_cache.stats())\n"
+        "print('SAVED', code_cache.save())\n"
+    )
+
+
+def _results(out: str) -> list[str]:
+    return [line for line in out.splitlines() if not line.startswith(("STATS", "SAVED"))]
+
+
+def test_classes_are_the_same_and_the_second_run_compiles_nothing(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "dc.marshal"
+    plain = run(f"exec(compile({CLASSES!r}, 'classes', 'exec'))")
+    first = run(with_cache(cache))
+    assert "SAVED True" in first and cache.exists()
+    second = run(with_cache(cache))
+    assert _results(first) == _results(second) == plain.splitlines()
+    assert "FROZEN Frozen(a=1, b='x', c=()) frozen True True" in plain
+    # annotations stay what the class says (this module's __future__ import is not inherited)
+    assert "'a': 'int'" in plain
+    stats = next(line for line in second.splitlines() if line.startswith("STATS"))
+    assert "'added': 0" in stats and "'hits': 0" not in stats
+    assert "SAVED False" in second  # nothing new: the file is not rewritten
+
+
+def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "dc.marshal"
+    cache.write_bytes(b"\x00not marshal data")
+    out = run(with_cache(cache))
+    assert "FROZEN Frozen(a=1, b='x', c=()) frozen True True" in out
+    assert "SAVED True" in out
+
+
+def test_the_real_command_installs_it_and_a_library_caller_does_not(tmp_path: Path) -> None:
+    check = "import dataclasses; from agent_cli import code_cache\n"
+    env_code = f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
+    out = run(
+        env_code + "import sys\nsys.argv = ['nerve', '--version']\n"
+        "from agent_cli import cli\ncli.main()\n" + check + "print('ON', code_cache.installed())\n"
+    )
+    assert "ON True" in out
+    out = run(
+        env_code
+        + "from agent_cli import cli\ncli.main(['--version'])\n"
+        + check
+        + "print('ON', code_cache.installed())\n"
+    )
+    assert "ON False" in out
