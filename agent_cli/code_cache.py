@@ -1,17 +1,26 @@
-"""The code ``dataclasses`` compiles for each class, kept between runs of ``nerve``.
+"""What start-up compiles from the same text on every run, kept between runs of ``nerve``.
 
-Every ``@dataclass`` writes its ``__init__``, ``__repr__``, ``__eq__`` (frozen: ``__setattr__``,
-``__delattr__``, ``__hash__``) as source text and compiles it with ``exec``: ~0.4 ms a class on
-the development machine, three quarters of what a dataclass costs, and ``nerve`` (Textual and
-our own modules) defines ~270 of them before its session is ready. The texts are the same on
-every run, so :func:`install` gives the ``dataclasses`` module an ``exec`` that looks each text
-up in a dict of compiled code loaded from a file (``marshal``, one file per Python build) and
-compiles only what is not there; :func:`save` writes the file back when something was added.
+Two things cost ``nerve`` ~110 ms of CPU on every start on the development machine, though
+their input never changes between runs:
 
-Only the real command installs it (``agent_cli.cli.main``), never a caller's process. A text
-maps to exactly the code ``compile`` makes of it (same flags as the module's own ``exec``: no
-``__future__`` features inherited), so classes are identical with or without the file. The
-file is trusted as ``__pycache__`` files are: it lives in the user's own data dir.
+* every ``@dataclass`` writes its ``__init__``, ``__repr__``, ``__eq__`` (frozen:
+  ``__setattr__``, ``__delattr__``, ``__hash__``) as source text and compiles it with ``exec``:
+  ~0.4 ms a class, three quarters of what a dataclass costs, and Textual and our own modules
+  define ~270 of them before the session is ready;
+* every regular expression compiled at import (Textual's CSS tokenizer, ours: ~140) is parsed
+  and translated to the regex engine's program in pure Python (~35 ms).
+
+:func:`install` loads one file (``marshal``, one per Python build) and gives the
+``dataclasses`` module an ``exec`` that takes the compiled code of a text it has seen, and
+``re`` a compiler that takes the engine program of a ``(pattern, flags)`` it has seen; the rest
+is compiled as before and added. :func:`save` writes the file back when something was added.
+
+A text maps to exactly the code ``compile`` makes of it (with the flags of the module's own
+``exec``: no ``__future__`` feature inherited), and a pattern to exactly the program the
+stdlib makes (which the engine validates again when it is loaded), so classes and patterns are
+the same with or without the file. Only the real command installs it (``agent_cli.cli.main``),
+never a caller's process. The file is trusted as ``__pycache__`` files are: it lives in the
+user's own data dir.
 """
 
 from __future__ import annotations
@@ -27,16 +36,18 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ENTRIES", "cache_path", "install", "installed", "save", "stats"]
 
-MAX_ENTRIES = 20_000  # a file past this is not grown (dataclasses made at run time, in a loop)
+MAX_ENTRIES = 20_000  # per table; a file past this is not grown (classes made in a loop)
 
-_code: dict[str, CodeType] = {}
+_code: dict[str, CodeType] = {}  # dataclass method source -> its compiled code
+_regex: dict[tuple[Any, int], tuple[Any, ...]] = {}  # (pattern, flags) -> _sre.compile args
 _path: str | None = None
 _added = 0
 _hits = 0
+_re_compile: Any = None  # the stdlib's re._compiler.compile, while ours is installed
 
 
 def cache_path() -> str:
-    """``<data dir>/cache/dataclass-code-<python build>.marshal`` (``NERVE_DATA_DIR`` or the
+    """``<data dir>/cache/start-code-<python build>.marshal`` (``NERVE_DATA_DIR`` or the
     platform user data dir, as transcripts and history use)."""
     base = os.environ.get("NERVE_DATA_DIR")
     if not base:
@@ -44,7 +55,7 @@ def cache_path() -> str:
 
         base = platformdirs.user_data_dir("nerve", appauthor=False)
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
-    return os.path.join(base, "cache", f"dataclass-code-{tag}.marshal")
+    return os.path.join(base, "cache", f"start-code-{tag}.marshal")
 
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
@@ -65,10 +76,51 @@ def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /) -> Non
     exec(source, globals, locals)
 
 
+def _cached_re_compile(p: Any, flags: Any = 0) -> Any:
+    """``re._compiler.compile`` with the engine program of a pattern kept across runs (the
+    stdlib's steps, whose result it stores: see the module docstring)."""
+    global _added, _hits
+    import re._compiler as compiler  # loaded: this replaced its compile
+
+    if not isinstance(p, (str, bytes)) or flags & compiler.SRE_FLAG_DEBUG:
+        return _re_compile(p, flags)
+    key = (p, int(flags))
+    args = _regex.get(key)
+    if args is not None:
+        try:
+            pattern = compiler._sre.compile(p, *args)  # the engine validates the program
+        except Exception:  # an entry that does not fit: compiled afresh below
+            pass
+        else:
+            _hits += 1
+            return pattern
+    parsed = compiler._parser.parse(p, flags)
+    code = [int(op) for op in compiler._code(parsed, flags)]  # plain ints: marshal takes them
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    args = (int(flags | parsed.state.flags), code, parsed.state.groups - 1)
+    args += (groupindex, tuple(indexgroup))
+    if len(_regex) < MAX_ENTRIES:
+        _regex[key] = args
+        _added += 1
+    return compiler._sre.compile(p, *args)
+
+
+def _regex_supported() -> bool:
+    try:
+        import re._compiler as compiler
+    except ImportError:
+        return False
+    needed = ("compile", "_code", "_parser", "_sre", "SRE_FLAG_DEBUG")
+    return all(hasattr(compiler, name) for name in needed)
+
+
 def install(path: str | None = None) -> None:
     """Load the file (a missing or unreadable one is an empty cache) and make ``dataclasses``
-    compile through it. Call before the imports it should speed up; once per process."""
-    global _path
+    and ``re`` compile through it. Call before the imports it should speed up."""
+    global _path, _re_compile
     if installed():
         return
     _path = path or cache_path()
@@ -77,11 +129,20 @@ def install(path: str | None = None) -> None:
             loaded = marshal.loads(fh.read())  # load(fh) reads in small pieces: 5x slower
     except (OSError, EOFError, ValueError, TypeError):
         loaded = None
-    if isinstance(loaded, dict):
-        _code.update(loaded)  # a wrong entry is never used: _cached_exec checks each hit
     import dataclasses
 
+    if isinstance(loaded, dict) and isinstance(loaded.get("code"), dict):
+        _code.update(loaded["code"])  # a wrong entry is never used: checked at each hit
     dataclasses.exec = _cached_exec  # type: ignore[attr-defined]  # shadows the builtin there
+    if _regex_supported():
+        import re._compiler as compiler
+
+        if isinstance(loaded, dict) and loaded.get("sre") == compiler._sre.MAGIC:
+            regex = loaded.get("re")
+            if isinstance(regex, dict):
+                _regex.update(regex)
+        _re_compile = compiler.compile
+        compiler.compile = _cached_re_compile
 
 
 def installed() -> bool:
@@ -97,11 +158,16 @@ def save() -> bool:
     if _path is None or not _added:
         return False
     tmp = f"{_path}.{os.getpid()}.tmp"
+    data: dict[str, Any] = {"code": _code, "re": _regex}
+    if _re_compile is not None:
+        import re._compiler as compiler
+
+        data["sre"] = compiler._sre.MAGIC
     try:
         os.makedirs(os.path.dirname(_path), mode=0o700, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
-            marshal.dump(_code, fh)
+            marshal.dump(data, fh)
         os.replace(tmp, _path)
     except (OSError, ValueError):
         try:
@@ -114,5 +180,5 @@ def save() -> bool:
 
 
 def stats() -> dict[str, int]:
-    """Entries held, texts found in the cache, texts compiled and added since the last save."""
-    return {"entries": len(_code), "hits": _hits, "added": _added}
+    """Entries held (code texts, patterns), hits, and entries added since the last save."""
+    return {"entries": len(_code), "patterns": len(_regex), "hits": _hits, "added": _added}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 # Dataclasses of every kind the stdlib generates code for; printed as their methods see them.
-CLASSES = """
+CLASSES = r"""
 from __future__ import annotations
 import dataclasses, inspect
 from dataclasses import dataclass, field
@@ -42,6 +42,13 @@ print("FROZEN", repr(f), frozen, hash(f) == hash(Frozen(1)), f == Frozen(1, "x")
 print("ORDER", Ordered(1) < Ordered(2), Ordered(1, ["a"]), Ordered(1).items is not Ordered(1).items)
 print("KW", KwOnly(name="n"), inspect.signature(KwOnly.__init__))
 print("SIG", inspect.signature(Frozen.__init__), Frozen.__init__.__annotations__)
+
+import re
+word = re.compile(r"(?P<key>\w+)=(?P<value>[^;]*)(?:;|$)", re.I | re.M)
+raw = re.compile(rb"(a|b)+c{2,3}")
+print("RE", word.groupindex, word.groups, word.flags, word.findall("A=1;b=two\nc="))
+print("RE", raw.flags, bool(raw.fullmatch(b"abacc")), raw.fullmatch(b"ac") is None)
+print("RE", re.sub(r"(?<=x)y", "Z", "xyzy"), re.split(r"\s*,\s*", "a , b,c"))
 """
 
 
@@ -78,8 +85,22 @@ def test_classes_are_the_same_and_the_second_run_compiles_nothing(tmp_path: Path
     # annotations stay what the class says (this module's __future__ import is not inherited)
     assert "'a': 'int'" in plain
     stats = next(line for line in second.splitlines() if line.startswith("STATS"))
-    assert "'added': 0" in stats and "'hits': 0" not in stats
+    assert "'added': 0" in stats and "'hits': 0" not in stats and "'patterns': 0" not in stats
     assert "SAVED False" in second  # nothing new: the file is not rewritten
+
+
+def test_a_pattern_entry_that_does_not_fit_is_compiled_afresh(tmp_path: Path) -> None:
+    cache = tmp_path / "dc.marshal"
+    plain = run(f"exec(compile({CLASSES!r}, 'classes', 'exec'))")
+    run(with_cache(cache))
+    spoil = (
+        "import marshal\n"
+        f"data = marshal.loads(open({str(cache)!r}, 'rb').read())\n"
+        "data['re'] = {k: (v[0], [1, 2, 3], *v[2:]) for k, v in data['re'].items()}\n"
+        f"open({str(cache)!r}, 'wb').write(marshal.dumps(data))\n"
+    )
+    run(spoil)  # every stored program replaced by one the engine rejects
+    assert _results(run(with_cache(cache))) == plain.splitlines()
 
 
 def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
