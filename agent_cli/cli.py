@@ -129,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = sys.argv[1:]
         gc_pause.pause()  # until the session is built (see agent_cli.gc_pause)
         pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
-        code_cache.install()  # dataclasses' methods compiled once, across runs (see there)
+        if not args or args[0] not in (*_QUICK, *SUBCOMMANDS):  # a session will start
+            code_cache.install()  # what start-up compiles, kept across runs (see there)
         try:
             rc = _main(args)
         except BrokenPipeError:
@@ -146,6 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _exit_now(rc)
         return rc
     return _main(list(argv))
+
+
+_QUICK = ("--version", "-v", "-h", "--help", "help")
 
 
 def _main(args: list[str]) -> int:

@@ -47,8 +47,11 @@ _re_compile: Any = None  # the stdlib's re._compiler.compile, while ours is inst
 
 
 def cache_path() -> str:
-    """``<data dir>/cache/start-code-<python build>.marshal`` (``NERVE_DATA_DIR`` or the
-    platform user data dir, as transcripts and history use)."""
+    """``$NERVE_CODE_CACHE`` (a file; the benches share one between runs), else
+    ``<data dir>/cache/start-code-<python build>.marshal`` (``NERVE_DATA_DIR`` or the platform
+    user data dir, as transcripts and history use)."""
+    if path := os.environ.get("NERVE_CODE_CACHE"):
+        return path
     base = os.environ.get("NERVE_DATA_DIR")
     if not base:
         import platformdirs

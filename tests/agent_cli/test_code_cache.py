@@ -112,17 +112,11 @@ def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
 
 
 def test_the_real_command_installs_it_and_a_library_caller_does_not(tmp_path: Path) -> None:
-    check = "import dataclasses; from agent_cli import code_cache\n"
+    check = "from agent_cli import code_cache\nprint('ON', code_cache.installed())\n"
     env_code = f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
-    out = run(
-        env_code + "import sys\nsys.argv = ['nerve', '--version']\n"
-        "from agent_cli import cli\ncli.main()\n" + check + "print('ON', code_cache.installed())\n"
-    )
-    assert "ON True" in out
-    out = run(
-        env_code
-        + "from agent_cli import cli\ncli.main(['--version'])\n"
-        + check
-        + "print('ON', code_cache.installed())\n"
-    )
-    assert "ON False" in out
+    real = env_code + "import sys\nsys.argv = ['nerve', {}]\nfrom agent_cli import cli\n"
+    # a run (here one that stops at a bad flag) installs it; --version has nothing to compile
+    assert "ON True" in run(real.format("'--no-such-flag'") + "cli.main()\n" + check)
+    assert "ON False" in run(real.format("'--version'") + "cli.main()\n" + check)
+    lib = env_code + "from agent_cli import cli\ncli.main(['--no-such-flag'])\n"
+    assert "ON False" in run(lib + check)
