@@ -34,6 +34,8 @@ __all__ = ["PartRetirer", "SettledParts"]
 class SettledParts(Widget):
     """The finished parts of one streamed answer, their rendered lines kept (module docstring)."""
 
+    # no margin of its own in the conversation (tui/styles.py): the parts follow each other as
+    # the text did, a paragraph break between two of them a blank line (``_gap``)
     DEFAULT_CSS = "SettledParts { height: auto; }"
 
     def __init__(self) -> None:
@@ -65,9 +67,16 @@ class SettledParts(Widget):
             self._width = width
         if width == self._width:
             self._lines.extend(lines)
+            self._lines.extend(self._gap(separator, width))
         else:  # rendered for another width: all parts are rendered again at the next layout
             self._width = -1
         self.refresh(layout=True)
+
+    def _gap(self, separator: str, width: int) -> list[Strip]:
+        """A paragraph break cut out between two parts is a blank line, as within a part."""
+        if separator != "\n\n":
+            return []
+        return [Strip.blank(width, self.visual_style.rich_style)]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
@@ -84,7 +93,11 @@ class SettledParts(Widget):
         if width == self._width or width <= 0:
             return
         style = self.visual_style
-        self._lines = [line for part in self.parts for line in self.render_part(part, width, style)]
+        lines: list[Strip] = []
+        for part, separator in zip(self.parts, self._separators, strict=True):
+            lines += self.render_part(part, width, style)
+            lines += self._gap(separator, width)
+        self._lines = lines
         self._width = width
 
 

@@ -6,6 +6,7 @@ APP_CSS = """
 Screen { layout: vertical; }
 #conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
 #conversation > * { margin: 0 0 1 0; }
+#conversation > SettledParts { margin: 0; }
 .user { color: $text-muted; text-style: bold; }
 .assistant { margin: 0; padding: 0; }
 .assistant > * { margin: 0 0 0 0; }

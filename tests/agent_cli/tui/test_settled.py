@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from agent_cli.loop.events import TextDelta, TurnFinished
@@ -55,6 +56,27 @@ async def test_a_long_answer_keeps_its_finished_parts_in_one_widget_rendered_onc
         retired = settled.source.splitlines()
         for line in (retired[0], retired[len(retired) // 2], retired[-1]):
             assert line in shown  # a paragraph of soft breaks: the lines run on, all there
+
+
+async def test_a_paragraph_break_between_two_parts_stays_a_blank_line(
+    session: FakeSession, make_app: Any
+) -> None:
+    para = "word " * 200 + "\n\n"
+    text = para * 20
+    session.turns = [[*(TextDelta(d) for d in _chunks(text)), TurnFinished("end_turn", 1)]]
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt_input.load_text("paragraphs")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+        settled = app.query_one(SettledParts)
+        assert len(settled.parts) >= 2
+        blank = [y for y in range(len(settled._lines)) if not settled.render_line(y).text.strip()]
+        # one blank line per paragraph break, inside a part or cut out between two, and one
+        # after the last part (the break before the part still on screen as it streamed)
+        assert len(blank) == settled.source.count("\n\n") + 1
+        assert blank[-1] == len(settled._lines) - 1
+        assert all(b - a > 1 for a, b in itertools.pairwise(blank))
 
 
 async def test_a_new_width_renders_the_finished_parts_again(
