@@ -32,8 +32,10 @@ def run_interactive(options: RunOptions) -> int:
         print(f"nerve: {MissingApiKey()}", file=sys.stderr)
         return 1
     try:
+        from agent_cli.tui import run_tui, use_frame_rate
+
+        use_frame_rate()  # before Textual is imported
         import agent_cli.tui.app  # noqa: F401  (Textual: needed for the first frame anyway)
-        from agent_cli.tui import run_tui
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
         print(f"nerve: the interactive app is unavailable ({exc}); use -p", file=sys.stderr)
         return 1
