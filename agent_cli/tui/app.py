@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 
 from agent_cli.slash.registry import parse_slash
 from agent_cli.transcripts.history import PromptHistory
@@ -95,6 +96,7 @@ class NerveApp(KeyActions):
         super().__init__(session, session_factory)
         self.open_resume_picker = open_resume_picker  # `nerve -r` without an id
         self.pending: list[str] = []  # submitted before the session was ready
+        self.key_arrived = 0.0  # monotonic time the terminal's last key was read (post_message)
         self.bypass_available = bypass_available
         self.cwd = cwd if cwd is not None else Path.cwd()
         self.history = history if history is not None else PromptHistory(self.cwd)
@@ -195,6 +197,13 @@ class NerveApp(KeyActions):
         return path_completions(self.cwd, text, cursor)
 
     # -- output helpers ------------------------------------------------------------------
+
+    def post_message(self, message: Message) -> bool:
+        # The driver's thread posts each key as it reads it: an append about to start waits
+        # for that key's echo even before the key is handled (markdown.key_defer).
+        if isinstance(message, events.Key):
+            self.key_arrived = time.monotonic()
+        return super().post_message(message)
 
     def say(self, text: str, level: str = "info") -> None:
         """Add a notice line to the conversation."""
@@ -314,7 +323,8 @@ class NerveApp(KeyActions):
             stats=self.stream_stats,
             fence=fence,
             typing=self.idle_gc.typing,
-            last_key=lambda: self.prompt_input.last_key_time,
+            # a key read but not yet handled counts too: its echo comes first
+            last_key=lambda: max(self.key_arrived, self.prompt_input.last_key_time),
         )
         await self.conversation.add(self._assistant)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from textual import events
+
 from agent_cli.loop.events import TextDelta, TurnFinished
 from agent_cli.tui.markdown import KEY_QUIET_S, MAX_KEY_DEFER_S, AssistantMessage, key_defer
 from agent_cli.tui.settled import SettledParts
@@ -120,3 +122,6 @@ async def test_the_streamed_answer_knows_when_the_last_key_was_typed(
         answer = app.query(AssistantMessage).last()
         await pilot.press("x")
         assert answer.last_key() == app.prompt_input.last_key_time > 0
+        # a key the terminal delivered but the app has not handled yet counts from its arrival
+        app.post_message(events.Key("y", "y"))
+        assert answer.last_key() == app.key_arrived > app.prompt_input.last_key_time
