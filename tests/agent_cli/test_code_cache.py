@@ -49,6 +49,14 @@ raw = re.compile(rb"(a|b)+c{2,3}")
 print("RE", word.groupindex, word.groups, word.flags, word.findall("A=1;b=two\nc="))
 print("RE", raw.flags, bool(raw.fullmatch(b"abacc")), raw.fullmatch(b"ac") is None)
 print("RE", re.sub(r"(?<=x)y", "Z", "xyzy"), re.split(r"\s*,\s*", "a , b,c"))
+
+import typing
+print("FWD", typing.get_type_hints(Frozen), typing.get_type_hints(Ordered))
+print("FWD", typing.ForwardRef("dict[str, int]").__forward_code__.co_names)
+try:
+    typing.ForwardRef("not valid (")
+except SyntaxError:
+    print("FWD a bad annotation is still a SyntaxError")
 """
 
 
