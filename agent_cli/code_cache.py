@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ENTRIES", "cache_path", "install", "installed", "save", "stats"]
 
-MAX_ENTRIES = 20_000  # per table; a file past this is not grown (classes made in a loop)
+MAX_ENTRIES = 5_000  # per table; a file past this is not grown (classes made in a loop)
+_PREFIX = "start-code-"  # cache_path's file names
 
 _code: dict[str, CodeType] = {}  # dataclass method source -> its compiled code
 _eval: dict[str, CodeType] = {}  # forward reference (an annotation's text) -> its code
@@ -51,8 +52,9 @@ _re_compile: Any = None  # the stdlib's re._compiler.compile, while ours is inst
 
 def cache_path() -> str:
     """``$NERVE_CODE_CACHE`` (a file; the benches share one between runs), else
-    ``<data dir>/cache/start-code-<python build>.marshal`` (``NERVE_DATA_DIR`` or the platform
-    user data dir, as transcripts and history use)."""
+    ``<data dir>/cache/start-code-<nerve version>-<python build>.marshal`` (``NERVE_DATA_DIR``
+    or the platform user data dir, as transcripts and history use). A new version starts a
+    new file (:func:`save` removes the others), so texts of old versions do not pile up."""
     if path := os.environ.get("NERVE_CODE_CACHE"):
         return path
     base = os.environ.get("NERVE_DATA_DIR")
@@ -60,8 +62,10 @@ def cache_path() -> str:
         import platformdirs
 
         base = platformdirs.user_data_dir("nerve", appauthor=False)
-    tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
-    return os.path.join(base, "cache", f"start-code-{tag}.marshal")
+    from agent_cli import __version__
+
+    tag = f"{__version__}-{sys.implementation.cache_tag}-{sys.hexversion:x}"
+    return os.path.join(base, "cache", f"{_PREFIX}{tag}.marshal")
 
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
@@ -197,14 +201,32 @@ def save() -> bool:
         with os.fdopen(fd, "wb") as fh:
             marshal.dump(data, fh)
         os.replace(tmp, _path)
-    except (OSError, ValueError):
+    except Exception:  # full disk, read-only dir, ...: the next run compiles again
         try:
             os.unlink(tmp)
         except OSError:
             pass
         return False
     _added = 0
+    _remove_others(_path)
     return True
+
+
+def _remove_others(path: str) -> None:
+    """Other versions' and builds' files next to ``path`` (``cache_path``'s names only)."""
+    folder, name = os.path.split(path)
+    if not name.startswith(_PREFIX):
+        return  # a file the user named (NERVE_CODE_CACHE): its folder is not ours
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for other in names:
+        if other != name and other.startswith(_PREFIX) and other.endswith(".marshal"):
+            try:
+                os.unlink(os.path.join(folder, other))
+            except OSError:
+                pass
 
 
 def stats() -> dict[str, int]:

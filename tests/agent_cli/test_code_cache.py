@@ -111,6 +111,25 @@ def test_a_pattern_entry_that_does_not_fit_is_compiled_afresh(tmp_path: Path) ->
     assert _results(run(with_cache(cache))) == plain.splitlines()
 
 
+def test_a_new_version_starts_a_new_file_and_removes_the_old_ones(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    old = folder / "start-code-0.0.1-cpython-311-30b07f0.marshal"
+    old.write_bytes(b"old")
+    keep = folder / "notes.txt"
+    keep.write_text("not ours")
+    out = run(
+        f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
+        "from agent_cli import code_cache\n"
+        "code_cache.install()\n"
+        f"exec(compile({CLASSES!r}, 'classes', 'exec'))\n"
+        "print('SAVED', code_cache.save(), os.path.basename(code_cache.cache_path()))\n"
+    )
+    assert "SAVED True start-code-" in out
+    assert not old.exists() and keep.exists()
+    assert len(list(folder.glob("start-code-*.marshal"))) == 1
+
+
 def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
     cache = tmp_path / "dc.marshal"
     cache.write_bytes(b"\x00not marshal data")
