@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from agent_cli import __version__, code_cache, gc_pause, pydantic_plugins
+from agent_cli import __version__
+from agent_cli.boot import code_cache, gc_pause, pydantic_plugins
 
 __all__ = ["main"]
 
@@ -127,7 +128,7 @@ def _exit_now(rc: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         args = sys.argv[1:]
-        gc_pause.pause()  # until the session is built (see agent_cli.gc_pause)
+        gc_pause.pause()  # until the session is built (see agent_cli.boot.gc_pause)
         pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
         if not args or args[0] not in (*_QUICK, *SUBCOMMANDS):  # a session will start
             code_cache.install()  # what start-up compiles, kept across runs (see there)

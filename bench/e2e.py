@@ -110,7 +110,7 @@ def _env(root: Path, base_url: str | None) -> dict[str, str]:
     env.update(
         HOME=str(home),
         NERVE_DATA_DIR=str(root / "data"),
-        # what start-up compiles (agent_cli/code_cache.py) persists between a user's runs, as
+        # what start-up compiles (agent_cli/boot/code_cache.py) persists between a user's runs, as
         # the .pyc files do: shared by all runs, written by the warm-up round
         NERVE_CODE_CACHE=str(root.parent / "code-cache.marshal"),
         NERVE_CONFIG_DIR=str(home / ".nerve"),

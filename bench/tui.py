@@ -180,7 +180,7 @@ def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float, float, flo
             argv = [str(NERVE)]
         else:
             argv = [sys.executable, "-c", CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"))]
-        # what start-up compiles (agent_cli/code_cache.py) persists between a user's runs, as
+        # what start-up compiles (agent_cli/boot/code_cache.py) persists between a user's runs, as
         # the .pyc files do: one warm-up run writes it, then the measured runs share it
         env["NERVE_CODE_CACHE"] = f"{tmp}/code-cache.marshal"
         for i in range(-1, runs):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli import gc_pause
+from agent_cli.boot import gc_pause
 from agent_cli.loop.system_prompt import build_system_prompt, gather_environment
 from agent_cli.options import RunOptions
 from agent_cli.session.context_ops import wire_context
@@ -244,7 +244,7 @@ def build_session(
     choice = flag_thinking(options)
     if choice is not None:  # --thinking / --max-thinking-tokens / --effort, as /model sets them
         session.loop.thinking = choice
-    gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.gc_pause)
+    gc_pause.resume()  # the nerve process's start-up is over (see agent_cli.boot.gc_pause)
     return session
 
 

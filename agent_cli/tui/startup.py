@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
-from agent_cli import gc_pause
+from agent_cli.boot import gc_pause
 from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 
 if TYPE_CHECKING:

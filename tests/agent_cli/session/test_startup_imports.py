@@ -1,5 +1,5 @@
 """Start-up budget (issue 11): what ``nerve -p`` does not load until it is used, and the cyclic
-GC paused while the session is built (agent_cli.gc_pause).
+GC paused while the session is built (agent_cli.boot.gc_pause).
 
 A real ``nerve -p`` process against the scripted server lists its ``sys.modules`` at exit: the
 auto-mode classifier is not among them. The session builds it on first use, with the settings

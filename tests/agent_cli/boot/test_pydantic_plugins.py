@@ -1,4 +1,4 @@
-"""``agent_cli.pydantic_plugins``: the real command starts without pydantic's plugin discovery.
+"""``agent_cli.boot.pydantic_plugins``: the real command starts without pydantic's plugin discovery.
 
 Fresh interpreters, since the stand-in must be in place before pydantic is imported.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pydantic
 
-from agent_cli.pydantic_plugins import LOADER, skip_plugin_discovery
+from agent_cli.boot.pydantic_plugins import LOADER, skip_plugin_discovery
 
 
 def run(code: str) -> str:
@@ -26,7 +26,7 @@ def run(code: str) -> str:
 def test_settings_validate_without_importlib_metadata() -> None:
     out = run(
         "import sys\n"
-        "from agent_cli.pydantic_plugins import skip_plugin_discovery\n"
+        "from agent_cli.boot.pydantic_plugins import skip_plugin_discovery\n"
         "print('SKIPPED', skip_plugin_discovery())\n"
         "import pydantic\n"
         "from config.models import Settings\n"

@@ -1,4 +1,4 @@
-"""``agent_cli.code_cache``: dataclasses' generated methods compiled once, across runs.
+"""``agent_cli.boot.code_cache``: dataclasses' generated methods compiled once, across runs.
 
 Fresh interpreters: the cache must be in place before the dataclasses are made, and the second
 run must find what the first one saved.
@@ -70,7 +70,7 @@ def run(code: str) -> str:
 
 def with_cache(path: Path) -> str:
     return (
-        "from agent_cli import code_cache\n"
+        "from agent_cli.boot import code_cache\n"
         f"code_cache.install({str(path)!r})\n"
         f"exec(compile({CLASSES!r}, 'classes', 'exec'))\n"
         "print('STATS', code_cache.stats())\n"
@@ -120,7 +120,7 @@ def test_a_new_version_starts_a_new_file_and_removes_the_old_ones(tmp_path: Path
     keep.write_text("not ours")
     out = run(
         f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
-        "from agent_cli import code_cache\n"
+        "from agent_cli.boot import code_cache\n"
         "code_cache.install()\n"
         f"exec(compile({CLASSES!r}, 'classes', 'exec'))\n"
         "print('SAVED', code_cache.save(), os.path.basename(code_cache.cache_path()))\n"
@@ -139,7 +139,7 @@ def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
 
 
 def test_the_real_command_installs_it_and_a_library_caller_does_not(tmp_path: Path) -> None:
-    check = "from agent_cli import code_cache\nprint('ON', code_cache.installed())\n"
+    check = "from agent_cli.boot import code_cache\nprint('ON', code_cache.installed())\n"
     env_code = f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
     real = env_code + "import sys\nsys.argv = ['nerve', {}]\nfrom agent_cli import cli\n"
     # a run (here one that stops at a bad flag) installs it; --version has nothing to compile

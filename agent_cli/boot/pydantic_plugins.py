@@ -12,7 +12,7 @@ So the real command (``agent_cli.cli.main`` without arguments, as ``gc_pause``) 
 for ``pydantic.plugin._loader`` in ``sys.modules`` before pydantic is imported: its
 ``get_plugins`` returns no plugins, which is what pydantic does itself with plugins disabled.
 Never in a caller's process, and not at all once pydantic is loaded (its choice is made).
-``tests/agent_cli/test_pydantic_plugins.py`` checks that pydantic still imports only
+``tests/agent_cli/boot/test_pydantic_plugins.py`` checks that pydantic still imports only
 ``get_plugins`` from the module, so an upgrade that changes that fails a test, not a start.
 """
 
@@ -36,7 +36,9 @@ def skip_plugin_discovery() -> bool:
     """Make pydantic find no plugins (without importlib.metadata); False if too late."""
     if "pydantic" in sys.modules or LOADER in sys.modules:
         return False
-    stand_in = types.ModuleType(LOADER, "Nerve: no pydantic plugins (agent_cli.pydantic_plugins)")
+    stand_in = types.ModuleType(
+        LOADER, "Nerve: no pydantic plugins (agent_cli.boot.pydantic_plugins)"
+    )
     stand_in.get_plugins = _no_plugins  # type: ignore[attr-defined]
     sys.modules[LOADER] = stand_in
     return True
