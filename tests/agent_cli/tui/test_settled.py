@@ -22,6 +22,17 @@ def _chunks(text: str, size: int = 40) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+def _answer_with(session: FakeSession, text: str) -> None:
+    session.turns = [[*(TextDelta(d) for d in _chunks(text)), TurnFinished("end_turn", 1)]]
+
+
+async def _stream_it(pilot: Any, app: Any) -> None:
+    """Send a prompt and wait until the whole answer has streamed."""
+    app.prompt_input.load_text("stream it")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+
+
 def _screen_text(settled: SettledParts) -> str:
     return " ".join(settled.render_line(y).text.strip() for y in range(len(settled._lines)))
 
@@ -29,12 +40,10 @@ def _screen_text(settled: SettledParts) -> str:
 async def test_a_long_answer_keeps_its_finished_parts_in_one_widget_rendered_once(
     session: FakeSession, make_app: Any
 ) -> None:
-    session.turns = [[*(TextDelta(d) for d in _chunks(TEXT)), TurnFinished("end_turn", 1)]]
+    _answer_with(session, TEXT)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
-        app.prompt_input.load_text("stream it")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+        await _stream_it(pilot, app)
         await pilot.pause()
         kinds = [type(w).__name__ for w in app.conversation.children]
         # welcome, prompt, the finished parts, the last part: not one widget per part
@@ -65,7 +74,7 @@ async def test_a_paragraph_break_between_two_parts_stays_a_blank_line(
 ) -> None:
     para = "word " * 200 + "\n\n"
     text = para * 20
-    session.turns = [[*(TextDelta(d) for d in _chunks(text)), TurnFinished("end_turn", 1)]]
+    _answer_with(session, text)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         app.prompt_input.load_text("paragraphs")
@@ -84,12 +93,10 @@ async def test_a_paragraph_break_between_two_parts_stays_a_blank_line(
 async def test_a_new_width_renders_the_finished_parts_again(
     session: FakeSession, make_app: Any
 ) -> None:
-    session.turns = [[*(TextDelta(d) for d in _chunks(TEXT)), TurnFinished("end_turn", 1)]]
+    _answer_with(session, TEXT)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
-        app.prompt_input.load_text("stream it")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.turn_running, timeout=30)
+        await _stream_it(pilot, app)
         settled = app.query_one(SettledParts)
         before, height = settled.rendered_parts, len(settled._lines)
         await pilot.resize_terminal(60, SIZE[1])
