@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.slash.builtin import default_registry
 from agent_cli.slash.custom import is_memory_note, registry_for, remember_note
 
 if TYPE_CHECKING:
@@ -158,6 +157,9 @@ async def run_memory_note(app: NerveApp, text: str) -> None:
 
 
 def slash_descriptions(app: NerveApp | None = None) -> dict[str, str]:
+    # the built-in commands (~25 modules) load on first use, not before the first frame
+    from agent_cli.slash.builtin import default_registry
+
     if app is None:
         return default_registry().descriptions()
     return registry_for(TuiSlashHost(app)).descriptions()
@@ -165,5 +167,7 @@ def slash_descriptions(app: NerveApp | None = None) -> dict[str, str]:
 
 def works_without_session(name: str) -> bool:
     """Commands such as /help and /exit run while the session is still starting."""
+    from agent_cli.slash.builtin import default_registry
+
     command = default_registry().get(name)
     return command is not None and not command.needs_session

@@ -2,7 +2,7 @@
 
 A fresh interpreter imports the app module the way ``nerve`` does before its first frame and
 lists ``sys.modules``: the agent's event classes, the session build, the model SDK, YAML,
-pydantic and the Markdown parsers come later (after the first frame, or on first use).
+pydantic, the Markdown parsers and the built-in slash commands come later (after the first frame, or on first use).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ LATER = (
     "agent_cli.session.agent_session",
     "agent_cli.session.build",
     "agent_cli.tui.markdown",
+    "agent_cli.slash.builtin",  # the built-in slash commands: on the first "/" or command
     "anthropic",
     "httpx",
     "yaml",
