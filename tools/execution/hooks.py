@@ -22,11 +22,9 @@ import tempfile
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from permissions.types import Decision
-from tools.execution.hook_callback import HookCallback, run_callback_hook
-from tools.execution.hook_http import run_http_hook
 from tools.execution.hook_matcher import (
     GUARD_EVENTS,
     TOOL_EVENTS,
@@ -35,16 +33,21 @@ from tools.execution.hook_matcher import (
     parse_hooks_config,
     tool_name_variants,
 )
-from tools.execution.hook_output import UNSET, HandlerEffect, interpret_result
-from tools.execution.hook_process import run_process
 from tools.execution.hook_types import (
     HookEventOutcome,
     PermissionRequestOutcome,
     PostToolUseOutcome,
     PreToolUseOutcome,
 )
-from tools.execution.hook_verdict import HookAgent, run_agent_hook, run_prompt_hook
-from tools.side_model import SideModel
+
+if TYPE_CHECKING:
+    from tools.execution.hook_callback import HookCallback
+    from tools.execution.hook_output import HandlerEffect
+    from tools.execution.hook_verdict import HookAgent
+    from tools.side_model import SideModel
+
+# What runs a hook (processes, HTTP, prompt and agent verdicts, output parsing) is imported when
+# a hook first runs: a session without hooks (most) does not load it at start-up.
 
 __all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
 
@@ -89,6 +92,8 @@ def _unrunnable_effect(h: HookHandler, event: str) -> HandlerEffect:
         f"{event} hook of type {h.unrunnable!r} cannot run in Nerve yet; the call is denied "
         "(change the hook to a command hook or remove it)"
     )
+    from tools.execution.hook_output import HandlerEffect
+
     e = HandlerEffect(h.name, system_messages=[msg])
     if event == "PreToolUse":
         e.decision, e.decision_reason = Decision.DENY, msg
@@ -214,6 +219,8 @@ class HookRunner:
         if duration_ms is not None:
             payload["duration_ms"] = duration_ms
         effects = await self._fire("PostToolUse", payload, permission_mode, tool_name, tool_input)
+        from tools.execution.hook_output import UNSET
+
         outputs = [e.updated_output for e in effects if e.updated_output is not UNSET]
         return PostToolUseOutcome(
             **self._fold(effects), updated_output=outputs[-1] if outputs else None
@@ -377,6 +384,8 @@ class HookRunner:
         try:
             stdin = json.dumps(data, default=_json_default).encode()
         except (TypeError, ValueError) as exc:
+            from tools.execution.hook_output import HandlerEffect
+
             msg = f"{event} hook error: could not encode the hook input ({exc})"
             return [HandlerEffect(h.name, system_messages=[msg]) for h in handlers]
         env = self._env()
@@ -429,17 +438,29 @@ class HookRunner:
     async def _run_one(
         self, h: HookHandler, event: str, stdin: bytes, env: Mapping[str, str]
     ) -> HandlerEffect:
+        from tools.execution.hook_output import HandlerEffect, interpret_result
+
         if h.unrunnable is not None:
             return _unrunnable_effect(h, event)
         if h.kind == "prompt":
+            from tools.execution.hook_verdict import run_prompt_hook
+
             return await run_prompt_hook(h, event, stdin.decode(), self.side_model, h.timeout_s)
         if h.kind == "agent":
+            from tools.execution.hook_verdict import run_agent_hook
+
             return await run_agent_hook(h, event, stdin.decode(), self.agent_hook, h.timeout_s)
         if h.kind == "callback":
+            from tools.execution.hook_callback import run_callback_hook
+
             return await run_callback_hook(h, event, stdin, self.hook_callback)
         timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
         if h.kind == "http":
+            from tools.execution.hook_http import run_http_hook
+
             return await run_http_hook(h, event, stdin, env, timeout)
+        from tools.execution.hook_process import run_process
+
         try:
             result = await run_process(
                 self._argv(h, env), stdin_data=stdin, cwd=self.cwd, env=env, timeout_s=timeout
