@@ -176,7 +176,7 @@ def build_session(
     builtins = _offered_builtins(get_all_base_tools(), options.tools)
     pool = pool_for_commands(assemble_tool_pool(builtins, (), perm_ctx), commands)
     session_dir = transcript.session_dir if transcript else None
-    from tools.mcp.manager import session_mcp
+    from tools.mcp.session_config import session_mcp
 
     log_root = session_dir or Path(tempfile.gettempdir()) / "nerve-mcp" / session_id
     mcp, mcp_warnings = session_mcp(

@@ -96,3 +96,49 @@ def test_a_caller_of_main_keeps_its_collector(harness: Harness) -> None:
 
     assert main(["--version"]) == 0
     assert gc.isenabled()
+
+
+# What the interactive session build (``nerve``'s "session ready") does not load when the project
+# has no hooks and no MCP server: what runs a hook, the MCP client, adapters and manager.
+NOT_AT_READY = (
+    "tools.execution.hook_callback",
+    "tools.execution.hook_http",
+    "tools.execution.hook_output",
+    "tools.execution.hook_process",
+    "tools.execution.hook_verdict",
+    "tools.mcp.adapter",
+    "tools.mcp.client",
+    "tools.mcp.manager",
+)
+
+READY_CODE = f"""
+import sys
+from agent_cli.frontends.interactive import InteractiveFactory
+from agent_cli.options import parse_run_options
+
+factory = InteractiveFactory(parse_run_options([]))
+factory.trust_question()
+session = factory()
+print('TOOLS', len(session.tools()))
+print('LOADED', sorted(m for m in sys.modules if m in {NOT_AT_READY!r}))
+"""
+
+
+def test_a_session_without_hooks_or_mcp_servers_does_not_load_their_runners(
+    harness: Harness,
+) -> None:
+    server = harness.server(Scenario.of([]))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", READY_CODE],
+            cwd=harness.project,
+            env=harness.env_for(server),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert "TOOLS " in proc.stdout and "TOOLS 0" not in proc.stdout, proc.stdout
+    assert "LOADED []" in proc.stdout, proc.stdout
