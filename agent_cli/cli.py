@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agent_cli import __version__
-from agent_cli.boot import code_cache, gc_pause, pydantic_plugins
+from agent_cli.boot import code_cache, gc_pause, no_palette, pydantic_plugins
 
 __all__ = ["main"]
 
@@ -132,9 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
         if not args or args[0] not in (*_QUICK, *SUBCOMMANDS):  # a session will start
             code_cache.install()  # what start-up compiles, kept across runs (see there)
-            from agent_cli.tui.no_palette import skip_command_palette
-
-            skip_command_palette()  # Textual's command palette is off in Nerve (see there)
+            no_palette.skip_command_palette()  # Textual's palette is off in Nerve (see there)
         try:
             rc = _main(args)
         except BrokenPipeError:

@@ -115,7 +115,7 @@ def test_first_frame_comes_before_the_heavy_imports(tmp_path: Path) -> None:
     ours = {m for m in modules if m.split(".")[0] in ("config", "tools", "permissions")}
     assert ours <= {"tools", "tools.terminal_text"}, sorted(ours)
     assert "agent_cli.session.agent_session" not in modules and "pydantic" not in modules
-    # Nor Textual's command palette (off in Nerve; agent_cli.tui.no_palette) and its widgets.
+    # Nor Textual's command palette (off in Nerve; agent_cli.boot.no_palette) and its widgets.
     assert not modules & {"textual.types", "textual.widgets._input", "textual.system_commands"}
     # Then the session was built behind the frame, without error.
     assert record["error"] is None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 def main() -> int:
     scenario_path, project = Path(sys.argv[1]), Path(sys.argv[2])
-    from agent_cli.tui.no_palette import skip_command_palette
+    from agent_cli.boot.no_palette import skip_command_palette
 
     skip_command_palette()  # as the real command does, before Textual is imported
     from agent_cli.options import RunOptions

@@ -10,7 +10,7 @@ So the real command (``agent_cli.cli.main`` without arguments, as ``pydantic_plu
 stand-in for ``textual.command`` in ``sys.modules`` before Textual's app module is imported:
 the names ``textual.app`` and ``textual.theme`` import from it, as plain classes; opening the
 palette raises (it cannot happen with the palette off). Never in a caller's process, and not
-at all once ``textual.app`` is loaded. ``tests/agent_cli/tui/test_no_palette.py`` checks that
+at all once ``textual.app`` is loaded. ``tests/agent_cli/boot/test_no_palette.py`` checks that
 Textual still imports only these names from the module, so an upgrade that changes that fails
 a test, not a start.
 """
@@ -35,7 +35,7 @@ NAMES = (
     "Provider",
     "SimpleProvider",
 )
-_WHY = "Nerve runs without Textual's command palette (agent_cli.tui.no_palette)"
+_WHY = "Nerve runs without Textual's command palette (agent_cli.boot.no_palette)"
 
 
 class _Placeholder:

@@ -1,4 +1,4 @@
-"""``agent_cli.tui.no_palette``: the real command starts without Textual's command palette.
+"""``agent_cli.boot.no_palette``: the real command starts without Textual's command palette.
 
 Fresh interpreters, since the stand-in must be in place before ``textual.app`` is imported. The
 real ``nerve`` on a pty (paints, builds its session, loads none of the palette's widgets) is
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import textual
 
-from agent_cli.tui.no_palette import MODULE, NAMES
+from agent_cli.boot.no_palette import MODULE, NAMES
 
 
 def run(code: str) -> str:
@@ -58,7 +58,7 @@ def test_textual_imports_only_the_stand_in_names_from_the_palette_module() -> No
 def test_the_app_imports_and_the_palette_stays_out() -> None:
     out = run(
         "import sys\n"
-        "from agent_cli.tui.no_palette import skip_command_palette\n"
+        "from agent_cli.boot.no_palette import skip_command_palette\n"
         "print('SKIPPED', skip_command_palette())\n"
         "import agent_cli.tui.app as app_module\n"
         "from textual.theme import ThemeProvider\n"
@@ -84,7 +84,7 @@ def test_the_app_imports_and_the_palette_stays_out() -> None:
 def test_too_late_once_textual_is_loaded_and_never_for_a_library_caller() -> None:
     out = run(
         "import textual.app\n"
-        "from agent_cli.tui.no_palette import skip_command_palette\n"
+        "from agent_cli.boot.no_palette import skip_command_palette\n"
         "import textual.command as command\n"
         "print('SKIPPED', skip_command_palette(), hasattr(command, 'STAND_IN'))\n"
     )
