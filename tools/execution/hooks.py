@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from tools.execution.hook_verdict import HookAgent
     from tools.side_model import SideModel
 
-# What runs a hook (processes, HTTP, prompt and agent verdicts, output parsing) is imported when
-# a hook first runs: a session without hooks (most) does not load it at start-up.
+# What runs a hook (hook_dispatch: processes, HTTP, prompt and agent verdicts, output parsing) is
+# imported when a hook first runs: a session without hooks (most) does not load it at start-up.
 
 __all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
 
@@ -84,22 +84,6 @@ def public_permission_mode(mode: str | None) -> str | None:
         return None
     text = str(getattr(mode, "value", mode))
     return text if text in PUBLIC_PERMISSION_MODES else "default"
-
-
-def _unrunnable_effect(h: HookHandler, event: str) -> HandlerEffect:
-    """A guard Nerve cannot run denies (fails closed) instead of being skipped."""
-    msg = (
-        f"{event} hook of type {h.unrunnable!r} cannot run in Nerve yet; the call is denied "
-        "(change the hook to a command hook or remove it)"
-    )
-    from tools.execution.hook_output import HandlerEffect
-
-    e = HandlerEffect(h.name, system_messages=[msg])
-    if event == "PreToolUse":
-        e.decision, e.decision_reason = Decision.DENY, msg
-    else:
-        e.perm_decision, e.perm_message = Decision.DENY, msg
-    return e
 
 
 class HookRunner:
@@ -423,7 +407,8 @@ class HookRunner:
         env["NERVE"] = "1"
         return env
 
-    def _argv(self, h: HookHandler, env: Mapping[str, str]) -> list[str]:
+    def argv(self, h: HookHandler, env: Mapping[str, str]) -> list[str]:
+        """The command line of command hook ``h`` (used by ``hook_dispatch``)."""
         if h.args is None:
             return ["sh", "-c", h.command]  # as Claude Code runs a hook's command
 
@@ -438,38 +423,9 @@ class HookRunner:
     async def _run_one(
         self, h: HookHandler, event: str, stdin: bytes, env: Mapping[str, str]
     ) -> HandlerEffect:
-        from tools.execution.hook_output import HandlerEffect, interpret_result
+        from tools.execution.hook_dispatch import run_handler  # the runners, on first use
 
-        if h.unrunnable is not None:
-            return _unrunnable_effect(h, event)
-        if h.kind == "prompt":
-            from tools.execution.hook_verdict import run_prompt_hook
-
-            return await run_prompt_hook(h, event, stdin.decode(), self.side_model, h.timeout_s)
-        if h.kind == "agent":
-            from tools.execution.hook_verdict import run_agent_hook
-
-            return await run_agent_hook(h, event, stdin.decode(), self.agent_hook, h.timeout_s)
-        if h.kind == "callback":
-            from tools.execution.hook_callback import run_callback_hook
-
-            return await run_callback_hook(h, event, stdin, self.hook_callback)
-        timeout = h.timeout_s if h.timeout_s is not None else self.default_timeout_s
-        if h.kind == "http":
-            from tools.execution.hook_http import run_http_hook
-
-            return await run_http_hook(h, event, stdin, env, timeout)
-        from tools.execution.hook_process import run_process
-
-        try:
-            result = await run_process(
-                self._argv(h, env), stdin_data=stdin, cwd=self.cwd, env=env, timeout_s=timeout
-            )
-            return interpret_result(h.name, event, result, timeout)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # the runner never raises because of one hook
-            return HandlerEffect(h.name, system_messages=[f"{event} hook error: {h.name}: {exc!r}"])
+        return await run_handler(self, h, event, stdin, env)
 
     # -- aggregation ---------------------------------------------------------------------
 

@@ -102,6 +102,7 @@ def test_a_caller_of_main_keeps_its_collector(harness: Harness) -> None:
 # has no hooks and no MCP server: what runs a hook, the MCP client, adapters and manager.
 NOT_AT_READY = (
     "tools.execution.hook_callback",
+    "tools.execution.hook_dispatch",
     "tools.execution.hook_http",
     "tools.execution.hook_output",
     "tools.execution.hook_process",
