@@ -28,11 +28,13 @@ CODE = (
 )
 
 
-def _run(harness: Harness, *args: str) -> str:
-    server = harness.server(Scenario.of([text("lean")]))
+def _python(harness: Harness, code: str, *args: str, answers: int = 1) -> str:
+    """Run ``code`` in a fresh interpreter in the project against a server that answers
+    "lean" ``answers`` times (all of them used); its stdout."""
+    server = harness.server(Scenario.of(*([text("lean")] for _ in range(answers))))
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", CODE, *args],
+            [sys.executable, "-c", code, *args],
             cwd=harness.project,
             env=harness.env_for(server),
             capture_output=True,
@@ -42,8 +44,14 @@ def _run(harness: Harness, *args: str) -> str:
     finally:
         server.stop()
     server.assert_done()
-    assert "lean" in proc.stdout and "RC 0" in proc.stdout, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+def _run(harness: Harness, *args: str) -> str:
+    out = _python(harness, CODE, *args)
+    assert "lean" in out and "RC 0" in out, out
+    return out
 
 
 def test_print_mode_does_not_import_the_auto_mode_classifier(harness: Harness) -> None:
@@ -71,22 +79,10 @@ cli.main()
 def test_the_collector_is_paused_while_the_session_is_built_then_back_on(
     harness: Harness,
 ) -> None:
-    server = harness.server(Scenario.of([text("lean")]))
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", GC_CODE, "-p", "hi"],
-            cwd=harness.project,
-            env=harness.env_for(server),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        server.stop()
-    server.assert_done()
-    assert "lean" in proc.stdout, proc.stderr
+    out = _python(harness, GC_CODE, "-p", "hi")
+    assert "lean" in out, out
     # Off during the build; on again (with start-up's objects frozen) for the turn and after.
-    assert "GC [False] True True 0" in proc.stdout, proc.stdout
+    assert "GC [False] True True 0" in out, out
 
 
 def test_a_caller_of_main_keeps_its_collector(harness: Harness) -> None:
@@ -128,18 +124,6 @@ print('LOADED', sorted(m for m in sys.modules if m in {NOT_AT_READY!r}))
 def test_a_session_without_hooks_or_mcp_servers_does_not_load_their_runners(
     harness: Harness,
 ) -> None:
-    server = harness.server(Scenario.of([]))
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", READY_CODE],
-            cwd=harness.project,
-            env=harness.env_for(server),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        server.stop()
-    assert proc.returncode == 0, proc.stderr
-    assert "TOOLS " in proc.stdout and "TOOLS 0" not in proc.stdout, proc.stdout
-    assert "LOADED []" in proc.stdout, proc.stdout
+    out = _python(harness, READY_CODE, answers=0)  # builds the session, asks nothing
+    assert "TOOLS " in out and "TOOLS 0" not in out, out
+    assert "LOADED []" in out, out
