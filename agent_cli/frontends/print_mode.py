@@ -54,10 +54,10 @@ async def _run(options: RunOptions, prompt: str, out: TextIO, err: TextIO) -> in
         return await run_print_command(options, command[0], command[1], None, out, err)
     structured = None
     if options.json_schema is not None:
-        from agent_cli.frontends.structured_output import StructuredOutput, parse_schema
+        from agent_cli.frontends.structured_output import for_option
 
         try:
-            structured = StructuredOutput(parse_schema(options.json_schema, Path.cwd()))
+            structured = for_option(options.json_schema, Path.cwd())
         except ValueError as exc:
             print(f"nerve: {exc}", file=err)
             return 1

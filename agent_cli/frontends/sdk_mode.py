@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from agent_cli.frontends.control import (
     ControlChannel,
@@ -37,9 +37,11 @@ from agent_cli.frontends.sdk_requests import SdkRequests
 from agent_cli.frontends.sdk_state import SessionStateFrames
 from agent_cli.frontends.sdk_tasks import TaskFrames
 from agent_cli.frontends.stream_json import StreamJsonWriter
-from agent_cli.frontends.structured_output import StructuredOutput, parse_schema
 from agent_cli.loop.events import ErrorEvent, Notice, TurnFinished
 from agent_cli.options import RunOptions, is_mcp_prompt_tool
+
+if TYPE_CHECKING:
+    from agent_cli.frontends.structured_output import StructuredOutput
 
 __all__ = ["SdkMode", "run_sdk_mode", "user_prompt"]
 
@@ -247,10 +249,10 @@ async def _run(options: RunOptions, stdin: BinaryIO, out: TextIO, err: TextIO) -
         options, problems = boot_options(options, boot)
         for problem in problems:
             print(f"nerve: {problem}", file=err, flush=True)
-    structured = None
+    from agent_cli.frontends.structured_output import for_option
+
     try:
-        if options.json_schema is not None:
-            structured = StructuredOutput(parse_schema(options.json_schema, Path.cwd()))
+        structured = for_option(options.json_schema, Path.cwd())
         session = AgentSession.create(options, interactive=False)
     except (MissingApiKey, SessionError, ValueError) as exc:
         print(f"nerve: {exc}", file=err)

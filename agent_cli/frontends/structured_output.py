@@ -30,6 +30,7 @@ __all__ = [
     "MAX_ATTEMPTS",
     "TOOL_NAME",
     "StructuredOutput",
+    "for_option",
     "parse_schema",
 ]
 
@@ -80,6 +81,11 @@ def parse_schema(text: str, cwd: Path) -> dict[str, Any]:
     except jsonschema.SchemaError as exc:
         raise ValueError(f"{source}: not a valid JSON Schema: {exc.message}") from None
     return schema
+
+
+def for_option(json_schema: str | None, cwd: Path) -> StructuredOutput | None:
+    """The run's state for ``--json-schema`` (None without it); ValueError for a bad schema."""
+    return None if json_schema is None else StructuredOutput(parse_schema(json_schema, cwd))
 
 
 class _AnyInput(BaseModel):
