@@ -67,7 +67,7 @@ class SdkRequests:
     def _set_thinking(self, tokens: Any) -> None:
         """``setMaxThinkingTokens(n)``: 0 turns thinking off, n on with that budget (at least
         the API's 1,024), null back to the configured thinking; the effort stays."""
-        from agent_cli.model.thinking import ThinkingChoice
+        from agent_cli.model.thinking import ThinkingChoice, budget_of
 
         if tokens is not None and (
             isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
@@ -81,7 +81,7 @@ class SdkRequests:
         elif tokens == 0:
             loop.thinking = ThinkingChoice(False, None, effort)
         else:
-            loop.thinking = ThinkingChoice(True, max(1024, tokens), effort)
+            loop.thinking = ThinkingChoice(True, budget_of(tokens), effort)
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.initialized:

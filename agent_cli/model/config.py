@@ -23,6 +23,7 @@ from agent_cli.model.endpoint import (
 from agent_cli.model.names import DEFAULT_MODEL, MODEL_ALIASES, resolve_model
 from agent_cli.model.proxy import proxy_for
 from agent_cli.model.retry import DEFAULT_MAX_RETRIES
+from agent_cli.model.thinking import budget_of
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -149,4 +150,4 @@ def _thinking_budget(env: Mapping[str, str]) -> int | None:
     raw = (env.get("MAX_THINKING_TOKENS") or "").strip()
     if not raw.isdigit() or int(raw) <= 0:
         return None
-    return max(1024, int(raw))
+    return budget_of(int(raw))

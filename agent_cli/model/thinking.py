@@ -19,7 +19,9 @@ from typing import Any, Final
 __all__ = [
     "DEFAULT_BUDGET",
     "EFFORT_LEVELS",
+    "MIN_BUDGET",
     "ThinkingChoice",
+    "budget_of",
     "effort_level",
     "has_effort",
     "thinking_fields",
@@ -27,6 +29,14 @@ __all__ = [
 ]
 
 DEFAULT_BUDGET: Final = 31_999
+MIN_BUDGET: Final = 1_024  # the API refuses a smaller budget_tokens
+
+
+def budget_of(tokens: int) -> int:
+    """A thinking budget asked for (``MAX_THINKING_TOKENS``, a flag, the SDK) as the API takes it."""
+    return max(MIN_BUDGET, tokens)
+
+
 EFFORT_LEVELS: Final = ("low", "medium", "high", "xhigh", "max")
 _ADAPTIVE_ONLY: Final = (
     "claude-opus-4-7",

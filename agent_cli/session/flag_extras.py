@@ -16,7 +16,7 @@ def flag_thinking(options: RunOptions) -> Any:
     """The ``ThinkingChoice`` the thinking flags make (None without them): ``--thinking
     disabled`` or ``--max-thinking-tokens 0`` off; a budget (at least the API's 1,024) on with
     that budget; ``enabled``/``adaptive`` on (adaptive where the model has it)."""
-    from agent_cli.model.thinking import ThinkingChoice
+    from agent_cli.model.thinking import ThinkingChoice, budget_of
 
     tokens = options.max_thinking_tokens
     enabled: bool | None = None
@@ -24,7 +24,7 @@ def flag_thinking(options: RunOptions) -> Any:
     if options.thinking == "disabled" or tokens == 0:
         enabled = False
     elif tokens:
-        enabled, budget = True, max(1024, tokens)
+        enabled, budget = True, budget_of(tokens)
     elif options.thinking is not None:
         enabled = True
     if enabled is None and options.effort is None:
