@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = [
     "OptionsError",
@@ -12,6 +15,7 @@ __all__ = [
     "build_parser",
     "is_mcp_prompt_tool",
     "parse_run_options",
+    "parse_with_argparse",
     "split_rule_list",
 ]
 
@@ -100,6 +104,8 @@ EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # here: plain ``nerve`` starts without it (see parse_run_options)
+
     p = argparse.ArgumentParser(prog="nerve", add_help=False)
     p.add_argument("prompt", nargs="?")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true")
@@ -153,6 +159,16 @@ class OptionsError(ValueError):
 
 
 def parse_run_options(argv: Sequence[str]) -> RunOptions:
+    """The options of ``nerve ARGV``. No arguments (plain ``nerve``, the interactive app) is
+    every default: the parser is not built (argparse and the parser cost the first frame
+    ~5-8 ms); ``tests/agent_cli/test_options.py`` holds the two equal."""
+    if not argv:
+        return RunOptions()
+    return parse_with_argparse(argv)
+
+
+def parse_with_argparse(argv: Sequence[str]) -> RunOptions:
+    """``parse_run_options`` through the parser, whatever ``argv`` is."""
     parser = build_parser()
 
     def fail(message: str) -> None:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent_cli.options import OptionsError, parse_run_options, split_rule_list
+from agent_cli.options import (
+    OptionsError,
+    RunOptions,
+    parse_run_options,
+    parse_with_argparse,
+    split_rule_list,
+)
 
 
 def test_split_rule_list_keeps_commas_and_spaces_inside_parentheses() -> None:
@@ -60,3 +66,21 @@ def test_resume_forms() -> None:
 def test_bad_flags_raise_clear_errors(argv: list[str]) -> None:
     with pytest.raises(OptionsError):
         parse_run_options(argv)
+
+
+def test_no_arguments_are_the_parsers_defaults_without_building_it() -> None:
+    # plain ``nerve`` skips argparse; what it gets must be exactly what the parser gives
+    assert parse_run_options([]) == parse_with_argparse([]) == RunOptions()
+
+
+def test_plain_nerve_does_not_import_argparse() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from agent_cli.options import parse_run_options; parse_run_options([]);"
+        "print('argparse' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
