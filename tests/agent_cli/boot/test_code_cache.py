@@ -104,7 +104,10 @@ def test_a_pattern_entry_that_does_not_fit_is_compiled_afresh(tmp_path: Path) ->
     spoil = (
         "import marshal\n"
         f"data = marshal.loads(open({str(cache)!r}, 'rb').read())\n"
-        "data['re'] = {k: (v[0], [1, 2, 3], *v[2:]) for k, v in data['re'].items()}\n"
+        "def bad(v):\n"
+        "    v = marshal.loads(v)\n"
+        "    return marshal.dumps((v[0], [1, 2, 3], *v[2:]))\n"
+        "data['re'] = {k: bad(v) for k, v in data['re'].items()}\n"
         f"open({str(cache)!r}, 'wb').write(marshal.dumps(data))\n"
     )
     run(spoil)  # every stored program replaced by one the engine rejects
@@ -147,3 +150,37 @@ def test_the_real_command_installs_it_and_a_library_caller_does_not(tmp_path: Pa
     assert "ON False" in run(real.format("'--version'") + "cli.main()\n" + check)
     lib = env_code + "from agent_cli import cli\ncli.main(['--no-such-flag'])\n"
     assert "ON False" in run(lib + check)
+
+
+def test_entries_are_decoded_when_used_and_a_damaged_one_is_compiled_afresh(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "dc.marshal"
+    plain = run(f"exec(compile({CLASSES!r}, 'classes', 'exec'))")
+    run(with_cache(cache))
+    spoil = (  # every stored entry kept as bytes; one method's bytes cut short
+        "import marshal\n"
+        f"data = marshal.loads(open({str(cache)!r}, 'rb').read())\n"
+        "assert all(type(v) is bytes for t in ('code', 'eval', 're') for v in data[t].values())\n"
+        "data['code'] = {k: v[:7] for k, v in data['code'].items()}\n"
+        f"open({str(cache)!r}, 'wb').write(marshal.dumps(data))\n"
+    )
+    run(spoil)
+    out = run(with_cache(cache))
+    assert _results(out) == plain.splitlines()
+    assert "SAVED True" in out  # the damaged entries were compiled again and stored
+
+
+def test_another_modules_table_is_kept_in_the_same_file(tmp_path: Path) -> None:
+    cache = tmp_path / "dc.marshal"
+    store = (
+        "from agent_cli.boot import code_cache\n"
+        f"code_cache.install({str(cache)!r})\n"
+        "t = code_cache.table('mine')\n"
+        "print('HAD', dict(t))\n"
+        "t[('k', 1)] = b'value'\n"
+        "code_cache.note_added()\n"
+        "print('SAVED', code_cache.save())\n"
+    )
+    assert "HAD {}" in run(store)
+    assert "HAD {('k', 1): b'value'}" in run(store)

@@ -123,6 +123,15 @@ def test_first_frame_comes_before_the_heavy_imports(tmp_path: Path) -> None:
     assert record["ready_cpu"] >= record["cpu"] > 0  # CPU seconds, for bench/tui.py
 
 
+def test_a_second_start_takes_the_parsed_stylesheets_from_the_cache(tmp_path: Path) -> None:
+    # the code cache (with css_cache's table) is in NERVE_DATA_DIR, as for a user
+    first, output = start_nerve(tmp_path)
+    assert first["css"]["parsed"] > 5 and first["css"]["hits"] == 0
+    second, again = start_nerve(tmp_path)
+    assert second["css"] == {"hits": first["css"]["parsed"], "parsed": 0}
+    assert b"Welcome to Nerve" in again and second["error"] is None
+
+
 def test_a_session_error_is_shown_in_the_app(tmp_path: Path) -> None:
     record, output = start_nerve(tmp_path, "--allowedTools", "Bash(")
     assert "Bash(" in record["error"] and "must end with ')'" in record["error"]
