@@ -50,7 +50,12 @@ print("RE", word.groupindex, word.groups, word.flags, word.findall("A=1;b=two\nc
 print("RE", raw.flags, bool(raw.fullmatch(b"abacc")), raw.fullmatch(b"ac") is None)
 print("RE", re.sub(r"(?<=x)y", "Z", "xyzy"), re.split(r"\s*,\s*", "a , b,c"))
 
-import typing
+import collections, typing
+Point = collections.namedtuple("Point", "x y", defaults=[0])
+class Size(typing.NamedTuple):
+    width: int
+    height: int = 1
+print("NT", Point(1), Point(1, 2)._asdict(), Point.__new__.__code__.co_filename, Size(3), Size._fields)
 print("FWD", typing.get_type_hints(Frozen), typing.get_type_hints(Ordered))
 print("FWD", typing.ForwardRef("dict[str, int]").__forward_code__.co_names)
 try:
@@ -92,6 +97,7 @@ def test_classes_are_the_same_and_the_second_run_compiles_nothing(tmp_path: Path
     assert "FROZEN Frozen(a=1, b='x', c=()) frozen True True" in plain
     # annotations stay what the class says (this module's __future__ import is not inherited)
     assert "'a': 'int'" in plain
+    assert "NT Point(x=1, y=0) {'x': 1, 'y': 2} <string> Size(width=3, height=1)" in plain
     stats = next(line for line in second.splitlines() if line.startswith("STATS"))
     assert "'added': 0" in stats and "'hits': 0" not in stats and "'patterns': 0" not in stats
     assert "SAVED False" in second  # nothing new: the file is not rewritten
