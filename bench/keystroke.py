@@ -3,8 +3,11 @@
     .venv/bin/python bench/keystroke.py             # 40 idle + 80 streaming samples
     .venv/bin/python bench/keystroke.py --lines 2000 --samples 30   # quicker
 
-The real ``nerve`` TUI runs in tmux (``tests/agent_cli/tui/tmux_harness.py``) over the real
-session and the scripted server on 127.0.0.1. Streaming samples are spread over the whole stream (the
+The real ``nerve`` command runs in tmux (``tests/agent_cli/tui/tmux_harness.py``) against the
+scripted server on 127.0.0.1 in a process of its own (``--server process``, the default), as a
+user's app reads a remote API; ``--server in-app`` serves from a thread of the app's own process
+instead (``tests/agent_cli/tui/tmux_app.py``, how the tmux tests run; the thread then competes
+with the app for the interpreter). Streaming samples are spread over the whole stream (the
 answer grows as it goes). One sample: one ``send-keys`` of a letter, then
 ``capture-pane`` until the draft on screen shows it; the time between is the latency (it
 includes tmux's own delivery and one capture, ~2-5 ms, the same in both phases). The baseline
@@ -15,10 +18,15 @@ both and their ratio. Issue 21 item 7 aims for p99 < 50 ms while streaming.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.agent_cli.tui.tmux_harness import Term, wait  # noqa: E402
 
+NERVE = Path(sys.executable).with_name("nerve")
 TARGET_P99_MS = 50.0
 LETTERS = "zqxjkvwzqxjkvwzqxjkvwzqxjkvwzq"  # no such run is in the streamed text
 
@@ -65,6 +74,36 @@ class Typist:
         return (time.perf_counter() - start) * 1000
 
 
+@contextmanager
+def _app(tmp: Path, scenario: dict[str, object], server: str) -> Iterator[Term]:
+    """The app in tmux at 120x40, its scripted server as ``server`` says; closed after."""
+    if server == "in-app":
+        term = Term(tmp, scenario, size=(120, 40))
+        try:
+            yield term
+        finally:
+            term.close()
+        return
+    scenario_path, port_file = tmp / "served.json", tmp / "port"
+    scenario_path.write_text(json.dumps(scenario))
+    main = "from agent_cli.testing.scripted_server import main; raise SystemExit(main())"
+    serve = [sys.executable, "-c", main, "--scenario", str(scenario_path)]
+    serve += ["--port-file", str(port_file)]
+    proc = subprocess.Popen(serve, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait(port_file.exists, "the scripted server's port", 30)
+        url = f"http://127.0.0.1:{port_file.read_text().strip()}"
+        env = {"ANTHROPIC_BASE_URL": url, "NERVE_CODE_CACHE": str(tmp / "code-cache.marshal")}
+        term = Term(tmp, scenario, size=(120, 40), env=env, command=str(NERVE))
+        try:
+            yield term
+        finally:
+            term.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def _summary(name: str, ms: list[float]) -> str:
     med, p99 = statistics.median(ms), _percentile(ms, 0.99)
     return f"{name:<10} n={len(ms):<4} median {med:6.1f} ms   p99 {p99:6.1f} ms   max {max(ms):6.1f} ms"
@@ -75,11 +114,11 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the stream lasts")
     parser.add_argument("--samples", type=int, default=80, help="samples while streaming")
+    parser.add_argument("--server", choices=("process", "in-app"), default="process")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         scenario = {"turns": [_stream(args.lines, args.seconds)]}
-        term = Term(Path(tmp), scenario, size=(120, 40))
-        try:
+        with _app(Path(tmp), scenario, args.server) as term:
             wait(lambda: "Welcome to Nerve" in term.screen(), "the first frame", 30)
             time.sleep(1.0)  # the session is built behind the first frame
             typist = Typist(term)
@@ -97,9 +136,8 @@ def main() -> int:
                 streaming.append(typist.sample())
                 time.sleep(max(0.0, gap - (time.monotonic() - started)))
             still = f"line {args.lines - 1:05d}" not in term.screen()  # the last line not yet in
-        finally:
-            term.close()
     print(f"keystroke-to-echo, {args.lines} lines streamed over ~{args.seconds:g} s")
+    print(f"server: {args.server}; load average {os.getloadavg()[0]:.1f}")
     print(_summary("idle", idle))
     print(_summary("streaming", streaming))
     ratio = statistics.median(streaming) / statistics.median(idle)

@@ -37,7 +37,9 @@ class Term:
     """One tmux server (its own socket) running the app against ``scenario`` in ``project``.
 
     ``env`` adds to (or, with a ``None`` value, removes from) the isolated environment;
-    ``options`` are global tmux options set right after the session starts.
+    ``options`` are global tmux options set right after the session starts. ``command``
+    replaces ``tmux_app.py`` (which serves ``scenario`` in its own process) with another
+    command line, e.g. the real ``nerve`` against a server given in ``env``.
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class Term:
         env: dict[str, str | None] | None = None,
         options: dict[str, str] | None = None,
         size: tuple[int, int] = (120, 40),
+        command: str | None = None,
     ) -> None:
         home, self.project = tmp_path / "home", tmp_path / "project"
         home.mkdir(exist_ok=True)
@@ -77,7 +80,7 @@ class Term:
                 self.env[key] = value
         self.tmux = ["tmux", "-L", f"nerve-test-{uuid.uuid4().hex[:8]}", "-f", "/dev/null"]
         self.name = "nerve"
-        command = f"{sys.executable} {SCRIPT} {scenario_path} {self.project}"
+        command = command or f"{sys.executable} {SCRIPT} {scenario_path} {self.project}"
         start = ["new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1])]
         subprocess.run(
             [*self.tmux, *start, "-c", str(self.project), command], check=True, env=self.env
