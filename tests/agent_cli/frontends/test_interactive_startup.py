@@ -125,7 +125,7 @@ def test_first_frame_comes_before_the_heavy_imports(tmp_path: Path) -> None:
 
 def test_a_second_start_takes_the_parsed_stylesheets_from_the_cache(tmp_path: Path) -> None:
     # the code cache (with css_cache's table) is in NERVE_DATA_DIR, as for a user
-    first, output = start_nerve(tmp_path)
+    first, _ = start_nerve(tmp_path)
     assert first["css"]["parsed"] > 5 and first["css"]["hits"] == 0
     second, again = start_nerve(tmp_path)
     assert second["css"] == {"hits": first["css"]["parsed"], "parsed": 0}
