@@ -10,12 +10,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent_cli.session.port import SessionPort
 
-__all__ = ["FRAME_RATE", "run_tui", "use_frame_rate"]
+__all__ = ["FRAME_RATE", "SWITCH_INTERVAL_S", "run_tui", "use_frame_rate"]
 
 # Frames a second at most (Textual's default is 60). A keystroke's echo is painted at the next
 # frame tick after the key is handled, so the tick interval is part of every echo's latency:
 # bench/keystroke.py, idle median 17 -> 11 ms and fewer slow echoes while an answer streams.
-FRAME_RATE = 120
+FRAME_RATE = 240
+# How long a thread holding the interpreter runs before one that waits gets it (Python's default
+# is 5 ms). The app's other threads (a finished part rendered off the loop, the session's
+# build, Textual's key reader and writer) then hold up the event loop, and a key's echo, for
+# 1 ms at a time, not 5 (bench/keystroke.py).
+SWITCH_INTERVAL_S = 0.001
 
 
 def use_frame_rate() -> None:
@@ -52,5 +57,10 @@ def run_tui(
         bypass_available=bypass_available,
         open_resume_picker=open_resume_picker,
     )
-    app.run()
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        app.run()
+    finally:
+        sys.setswitchinterval(switch)
     return app.return_code or 0

@@ -198,6 +198,12 @@ class NerveApp(KeyActions):
 
     # -- output helpers ------------------------------------------------------------------
 
+    def composing(self) -> bool:
+        """Whether the user is typing a draft: a key in the last second and text in the input
+        (the Enter that sent the prompt is not typing). A streamed answer is then appended
+        after each key (``markdown.append_pause``)."""
+        return self.idle_gc.typing() and self.prompt_input.document.end != (0, 0)
+
     def post_message(self, message: Message) -> bool:
         # The driver's thread posts each key as it reads it: an append about to start waits
         # for that key's echo even before the key is handled (markdown.key_defer).
@@ -322,7 +328,7 @@ class NerveApp(KeyActions):
         self._assistant = AssistantMessage(
             stats=self.stream_stats,
             fence=fence,
-            typing=self.idle_gc.typing,
+            typing=self.composing,
             # a key read but not yet handled counts too: its echo comes first
             last_key=lambda: max(self.key_arrived, self.prompt_input.last_key_time),
         )

@@ -26,13 +26,17 @@ __all__ = [
     "TYPING_APPEND_INTERVAL_S",
     "AssistantMessage",
     "MarkdownText",
+    "append_pause",
     "key_defer",
 ]
 
 APPEND_INTERVAL_S = 0.05
-# While the user types, the answer refreshes less often: each append re-lays out and repaints
-# the conversation (~10-15 ms), and a keystroke's echo waits behind it (bench/keystroke.py).
-TYPING_APPEND_INTERVAL_S = 0.2
+# While the user types, each append re-lays out and repaints the conversation (~10-25 ms), and a
+# key that arrives meanwhile waits behind it (bench/keystroke.py). So the answer is appended in
+# the gap right after a key's echo (the next key is rarely under 100 ms away), and at the
+# latest TYPING_APPEND_INTERVAL_S after the previous append (``append_pause``).
+TYPING_APPEND_INTERVAL_S = 0.5
+TYPING_POLL_S = 0.01  # how often a pause while typing looks for a new key
 # Right after a keystroke an append waits: the frame that echoes the key then repaints only the
 # input, not a re-laid-out answer. Never more than MAX_KEY_DEFER_S in a row (fast typing).
 KEY_QUIET_S = 0.05
@@ -59,6 +63,19 @@ class MarkdownText(Static):
         self.source = source
 
 
+def append_pause(now: float, started: float, ended: float, last_key: float, typing: bool) -> float:
+    """How much longer to wait, at ``now``, before the append after the one that ran from
+    ``started`` to ``ended`` (0: go now; ask again after a positive wait). Not ``typing``:
+    ``APPEND_INTERVAL_S`` after it. Typing: as soon as a key came since it started
+    (``key_defer`` then lets that key's echo go first), else ``TYPING_APPEND_INTERVAL_S`` after
+    it. Monotonic seconds."""
+    if not typing:
+        return max(0.0, ended + APPEND_INTERVAL_S - now)
+    if last_key > started:
+        return 0.0
+    return max(0.0, min(TYPING_POLL_S, ended + TYPING_APPEND_INTERVAL_S - now))
+
+
 class AssistantMessage(Markdown):
     """Assistant text, streamed.
 
@@ -67,9 +84,10 @@ class AssistantMessage(Markdown):
     Deltas are buffered and appended in batches: while one ``Markdown.append`` runs, everything
     that arrives is joined into the next one, so the UI keeps up however fast the model streams
     (the same scheme as ``Markdown.get_stream``, with counters the bench reads for the backlog).
-    Appends are at most ``APPEND_INTERVAL_S`` apart, ``TYPING_APPEND_INTERVAL_S`` while
-    ``typing()`` says the user is typing, and an append waits ``key_defer`` after each key
-    (``last_key()``: when it was typed), so the input's echo goes first.
+    Appends are at most ``APPEND_INTERVAL_S`` apart; while ``typing()`` says the user is typing,
+    one follows each key, ``TYPING_APPEND_INTERVAL_S`` apart at most (``append_pause``); an
+    append waits ``key_defer`` after each key (``last_key()``: when it was typed), so the
+    input's echo goes first.
     """
 
     def __init__(
@@ -131,16 +149,19 @@ class AssistantMessage(Markdown):
                 self._wake.clear()
                 if not self._pending:
                     continue
-                await self._key_quiet()
+                await self.key_quiet()
                 batch, self._pending = self._pending, []
+                started = time.monotonic()
                 await asyncio.shield(self.append("".join(batch)))
                 self.rendered += len(batch)
                 self.stats.rendered += len(batch)
-                # at most ~20 appends a second (~5 while typing): each is a re-layout, and
-                # keys wait behind it
-                await asyncio.sleep(
-                    TYPING_APPEND_INTERVAL_S if self.typing() else APPEND_INTERVAL_S
-                )
+                # at most ~20 appends a second, while typing one after each key: each is a
+                # re-layout, and a key that arrives meanwhile waits behind it
+                ended = time.monotonic()
+                while pause := append_pause(
+                    time.monotonic(), started, ended, self.last_key(), self.typing()
+                ):
+                    await asyncio.sleep(pause)
         except asyncio.CancelledError:
             pass
         if self._pending:
@@ -149,8 +170,9 @@ class AssistantMessage(Markdown):
             self.rendered += len(batch)
             self.stats.rendered += len(batch)
 
-    async def _key_quiet(self) -> None:
-        """Wait while a key was just typed (``key_defer``)."""
+    async def key_quiet(self) -> None:
+        """Wait while a key was just typed (``key_defer``): before an append, and before a
+        finished part's lines move into ``tui.settled`` (both re-lay out the conversation)."""
         waited = 0.0
         while (delay := key_defer(time.monotonic(), self.last_key(), waited)) > 0:
             await asyncio.sleep(delay)

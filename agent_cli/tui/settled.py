@@ -141,6 +141,7 @@ class PartRetirer:
             lines = await asyncio.to_thread(target.render_part, text, width, style)
         else:
             lines = []  # not laid out (yet): the next layout renders it
+        await part.key_quiet()  # the echo of a key just typed goes first (markdown.key_defer)
         if not part.is_attached:
             return
         target.add(text, separator, lines, width)

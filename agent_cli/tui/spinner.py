@@ -129,4 +129,6 @@ class WorkingLine(Static):
 
     def tick(self) -> None:
         if self.state is not None:
-            self.update(plain_text(self.text))
+            # one line high (tui/styles.py): a new text never changes the layout, and a
+            # re-layout every tick would repaint the whole conversation while it streams
+            self.update(plain_text(self.text), layout=False)

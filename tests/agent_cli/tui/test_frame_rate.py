@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from agent_cli.tui import FRAME_RATE
+from agent_cli.tui import FRAME_RATE, SWITCH_INTERVAL_S
 
 # run_tui with a stand-in app that reports what Textual's screen timer will use
 CODE = (
@@ -23,10 +23,12 @@ CODE = (
     "        import textual.screen\n"
     "        print('PERIOD', round(1 / textual.screen.UPDATE_PERIOD))\n"
     "        print('LEAKED', 'TEXTUAL_FPS' in os.environ)\n"
+    "        print('SWITCH', sys.getswitchinterval())\n"
     "fake.NerveApp = NerveApp\n"
     "sys.modules['agent_cli.tui.app'] = fake\n"
     "from agent_cli.tui import run_tui\n"
     "run_tui()\n"
+    "print('AFTER', sys.getswitchinterval())\n"
 )
 
 
@@ -50,3 +52,9 @@ def test_the_users_textual_fps_wins() -> None:
     out = run(env)
     assert "PERIOD 30" in out
     assert "LEAKED True" in out  # theirs, left as it was
+
+
+def test_other_threads_hold_up_the_app_for_a_shorter_slice_only_while_it_runs() -> None:
+    out = run({k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"})
+    assert f"SWITCH {SWITCH_INTERVAL_S}" in out and SWITCH_INTERVAL_S < 0.005
+    assert "AFTER 0.005" in out  # Python's default, back once the app ended

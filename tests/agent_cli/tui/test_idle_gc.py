@@ -183,6 +183,10 @@ async def test_a_streamed_answer_paces_its_appends_by_the_apps_typing(make_app: 
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.turn_running and app.query(".assistant"))
         streamed = [w for w in app.query(".assistant") if isinstance(w, AssistantMessage)]
-        assert streamed and all(w.typing == app.idle_gc.typing for w in streamed)
+        # the app's "composing": a recent key (idle_gc.typing) and a draft in the input
+        assert streamed and all(w.typing == app.composing for w in streamed)
+        assert app.idle_gc.typing() and not app.composing()  # Enter sent it: no draft
+        await pilot.press("x")
+        assert app.composing()
         assert "hello world" in streamed[0].source
     session.check()

@@ -6,10 +6,20 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
 from textual import events
 
 from agent_cli.loop.events import TextDelta, TurnFinished
-from agent_cli.tui.markdown import KEY_QUIET_S, MAX_KEY_DEFER_S, AssistantMessage, key_defer
+from agent_cli.tui.markdown import (
+    APPEND_INTERVAL_S,
+    KEY_QUIET_S,
+    MAX_KEY_DEFER_S,
+    TYPING_APPEND_INTERVAL_S,
+    TYPING_POLL_S,
+    AssistantMessage,
+    append_pause,
+    key_defer,
+)
 from agent_cli.tui.settled import SettledParts
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
@@ -117,6 +127,22 @@ def test_an_append_waits_for_the_echo_of_a_key_just_typed() -> None:
     assert key_defer(now, now, MAX_KEY_DEFER_S - 0.01) <= 0.01 + 1e-9
 
 
+def test_while_typing_the_next_append_follows_a_key_not_the_clock() -> None:
+    started, ended = 100.0, 100.5  # the last append
+    # not typing: a steady cadence after the last append
+    assert append_pause(ended, started, ended, 0.0, False) == pytest.approx(APPEND_INTERVAL_S)
+    assert append_pause(ended + APPEND_INTERVAL_S, started, ended, 0.0, False) == 0.0
+    # typing, no key since the append began: look again soon, never past the longest interval
+    assert append_pause(ended + 0.1, started, ended, started - 0.2, True) == pytest.approx(
+        TYPING_POLL_S
+    )
+    late = ended + TYPING_APPEND_INTERVAL_S
+    assert append_pause(late - 0.003, started, ended, started - 0.2, True) < TYPING_POLL_S
+    assert append_pause(late, started, ended, started - 0.2, True) == 0.0
+    # a key since it began (even while it ran): the next append goes right behind its echo
+    assert append_pause(ended + 0.1, started, ended, started + 0.01, True) == 0.0
+
+
 async def test_the_streamed_answer_knows_when_the_last_key_was_typed(
     session: FakeSession, make_app: Any
 ) -> None:
@@ -127,7 +153,9 @@ async def test_the_streamed_answer_knows_when_the_last_key_was_typed(
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.turn_running and app.query(AssistantMessage))
         answer = app.query(AssistantMessage).last()
+        assert not answer.typing()  # the Enter that sent the prompt left no draft
         await pilot.press("x")
+        assert answer.typing()  # a draft, just typed: appends follow the keys
         assert answer.last_key() == app.prompt_input.last_key_time > 0
         # a key the terminal delivered but the app has not handled yet counts from its arrival
         app.post_message(events.Key("y", "y"))
