@@ -18,7 +18,6 @@ Needs ``valgrind``; each run takes ~10 s.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tui import run_in_pty  # noqa: E402
+from tui import run_in_pty, start_env  # noqa: E402
 
 # Loaded by the measured process (PYTHONPATH): once the bench hook module is imported, end the
 # process right after the record NERVE_EXIT_AT names is written.
@@ -59,18 +58,8 @@ def count(checkout: Path, at: str, runs: int) -> list[int]:
         hook_dir = Path(tmp) / "hook"
         hook_dir.mkdir()
         (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env.update(
-            HOME=tmp,
-            NERVE_DATA_DIR=f"{tmp}/data",
-            NERVE_CONFIG_DIR=f"{tmp}/.nerve",
-            CLAUDE_CONFIG_DIR=f"{tmp}/.claude",
-            ANTHROPIC_API_KEY="bench-dummy-key",
-            ANTHROPIC_BASE_URL="http://127.0.0.1:9",
-            TERM="xterm-256color",
-            NERVE_CODE_CACHE=f"{tmp}/code-cache.marshal",
-        )
+        env = start_env(tmp)
+        env["NERVE_CODE_CACHE"] = f"{tmp}/code-cache.marshal"
         project = Path(tmp) / "project"
         project.mkdir()
         env["NERVE_BENCH_FIRST_FRAME"] = f"{tmp}/warm-up.json"

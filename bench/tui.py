@@ -153,6 +153,24 @@ def run_in_pty(argv: list[str], env: dict[str, str], cwd: str, timeout: float = 
     return t0
 
 
+def start_env(tmp: str) -> dict[str, str]:
+    """The environment of a measured start: this one without ``ANTHROPIC_``/``NERVE_``
+    variables, HOME and the data and config dirs in ``tmp``, a dummy key and a loopback base
+    URL nothing listens on (no request is made before a prompt)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure cached bytecode, as installed
+    env.update(
+        HOME=tmp,
+        NERVE_DATA_DIR=f"{tmp}/data",
+        NERVE_CONFIG_DIR=f"{tmp}/.nerve",
+        CLAUDE_CONFIG_DIR=f"{tmp}/.claude",
+        ANTHROPIC_API_KEY="bench-dummy-key",
+        ANTHROPIC_BASE_URL="http://127.0.0.1:9",  # discard port: never contacted
+        TERM="xterm-256color",
+    )
+    return env
+
+
 def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float, float, float]]:
     """(first frame, session ready) seconds after process start, then the process's CPU
     seconds (user + system, all threads) at each: the figure a busy machine inflates least.
@@ -163,17 +181,7 @@ def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float, float, flo
     """
     out: list[tuple[float, float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure cached bytecode, as installed
-        env.update(
-            HOME=tmp,
-            NERVE_DATA_DIR=f"{tmp}/data",
-            NERVE_CONFIG_DIR=f"{tmp}/.nerve",
-            CLAUDE_CONFIG_DIR=f"{tmp}/.claude",
-            ANTHROPIC_API_KEY="bench-dummy-key",
-            ANTHROPIC_BASE_URL="http://127.0.0.1:9",  # discard port: never contacted
-            TERM="xterm-256color",
-        )
+        env = start_env(tmp)
         project = Path(tmp) / "project"
         project.mkdir()
         if kind == "nerve":
@@ -200,17 +208,9 @@ def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float, float, flo
 def import_list() -> list[str]:
     """Our modules and third-party top-level packages loaded at ``nerve``'s first frame."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NERVE_"))}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure cached bytecode, as installed
         record_path = Path(tmp) / "frame.json"
-        env.update(
-            HOME=tmp,
-            NERVE_DATA_DIR=f"{tmp}/data",
-            ANTHROPIC_API_KEY="bench-dummy-key",
-            ANTHROPIC_BASE_URL="http://127.0.0.1:9",
-            TERM="xterm-256color",
-            NERVE_BENCH_FIRST_FRAME=str(record_path),
-        )
+        env = start_env(tmp)
+        env["NERVE_BENCH_FIRST_FRAME"] = str(record_path)
         run_in_pty([str(NERVE)], env, tmp)
         modules: list[str] = json.loads(record_path.read_text())["modules"]
     stdlib = sys.stdlib_module_names
