@@ -240,8 +240,7 @@ class StatusBar(Static):
 
     def _fit(self) -> None:
         width = self.content_size.width if self.is_attached and self.size.width else None
-        # one line high (tui/styles.py): its text never changes the layout
-        self.update(plain_text(fit_status(self._parts, width)), layout=False)
+        self.update(plain_text(fit_status(self._parts, width)))
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit()
