@@ -9,10 +9,11 @@ The count of instructions the process executes (``valgrind --tool=callgrind``, u
 threads) barely moves between runs (±0.2 % at the first frame), so it shows a change of 1 %.
 It is not a time: it leaves out the kernel (file reads, page faults) and what a slow memory
 access costs. Each checkout's real ``nerve`` runs on a pty as ``bench/tui.py`` runs it (fresh
-HOME, a warm-up run first that writes the start-up code cache), with a ``sitecustomize`` that
+HOME, two warm-up runs first that write the start-up code cache), with a ``sitecustomize`` that
 ends the process right after the bench hook records the first frame (``frame``) or session
 ready (``ready``); the count includes the interpreter's start (~60 M instructions).
-Needs ``valgrind``; each run takes ~10 s.
+Needs ``valgrind``; each run takes ~10 s. The ``sitecustomize`` does nothing unless
+``NERVE_EXIT_AT`` is set (the warm-up runs).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _import = builtins.__import__
 def _hook(name, *args, **kwargs):
     module = _import(name, *args, **kwargs)
     probe = getattr(sys.modules.get("agent_cli.tui.bench_hook"), "FirstFrameProbe", None)
-    if probe is not None:
+    if probe is not None and os.environ.get("NERVE_EXIT_AT"):
         builtins.__import__ = _import
         method = "frame" if os.environ["NERVE_EXIT_AT"] == "frame" else "ready"
         original = getattr(probe, method)
@@ -62,9 +63,14 @@ def count(checkout: Path, at: str, runs: int) -> list[int]:
         env["NERVE_CODE_CACHE"] = f"{tmp}/code-cache.marshal"
         project = Path(tmp) / "project"
         project.mkdir()
-        env["NERVE_BENCH_FIRST_FRAME"] = f"{tmp}/warm-up.json"
-        run_in_pty([str(nerve)], env, str(project))  # writes the code cache, as tui.py does
-        env.update(PYTHONPATH=str(hook_dir), NERVE_EXIT_AT=at)
+        # the warm-up runs write the code cache, as tui.py's does; with the hook's directory on
+        # sys.path already (the first one writes its __pycache__, a new modification time that
+        # the module index's key includes), as a user's sys.path is the same from run to run
+        env["PYTHONPATH"] = str(hook_dir)
+        for i in range(2):
+            env["NERVE_BENCH_FIRST_FRAME"] = f"{tmp}/warm-up-{i}.json"
+            run_in_pty([str(nerve)], env, str(project))
+        env["NERVE_EXIT_AT"] = at
         for i in range(runs):
             env["NERVE_BENCH_FIRST_FRAME"] = f"{tmp}/run-{i}.json"
             profile = Path(tmp) / f"callgrind.{i}"

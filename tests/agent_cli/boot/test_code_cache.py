@@ -147,15 +147,23 @@ def test_a_broken_cache_file_is_an_empty_cache(tmp_path: Path) -> None:
     assert "SAVED True" in out
 
 
-def test_the_real_command_installs_it_and_a_library_caller_does_not(tmp_path: Path) -> None:
-    check = "from agent_cli.boot import code_cache\nprint('ON', code_cache.installed())\n"
+def test_the_real_command_installs_it_and_the_module_index_a_library_caller_neither(
+    tmp_path: Path,
+) -> None:
+    check = (
+        "from agent_cli.boot import code_cache, module_index\n"
+        "print('ON', code_cache.installed() and module_index.installed())\n"
+        "print('INDEX', module_index.installed())\n"
+    )
     env_code = f"import os; os.environ['NERVE_DATA_DIR'] = {str(tmp_path)!r}\n"
     real = env_code + "import sys\nsys.argv = ['nerve', {}]\nfrom agent_cli import cli\n"
     # a run (here one that stops at a bad flag) installs it; --version has nothing to compile
     assert "ON True" in run(real.format("'--no-such-flag'") + "cli.main()\n" + check)
-    assert "ON False" in run(real.format("'--version'") + "cli.main()\n" + check)
+    version = run(real.format("'--version'") + "cli.main()\n" + check)
+    assert "ON False" in version and "INDEX False" in version
     lib = env_code + "from agent_cli import cli\ncli.main(['--no-such-flag'])\n"
-    assert "ON False" in run(lib + check)
+    library = run(lib + check)
+    assert "ON False" in library and "INDEX False" in library
 
 
 def test_entries_are_decoded_when_used_and_a_damaged_one_is_compiled_afresh(
