@@ -47,18 +47,19 @@ class IndexFinder:
         entry = self.entries.get(fullname)
         if entry is None:
             return None
-        origin, locations, extension, search = entry
-        if (tuple(path) if path is not None else None) != search:
-            return None
         try:
+            origin, locations, extension, search = entry
+            if (tuple(path) if path is not None else None) != search:
+                return None
             os.stat(origin)
-        except OSError:  # moved or removed: the path finder looks for it as before
-            return None
+            kept = list(locations) if locations is not None else None
+        except (OSError, TypeError, ValueError):  # moved, removed or a damaged entry: the
+            return None  # path finder looks for it as before
         loader = (ExtensionFileLoader if extension else SourceFileLoader)(fullname, origin)
         spec = ModuleSpec(fullname, loader, origin=origin, is_package=locations is not None)
         spec.has_location = True
-        if locations is not None:
-            spec.submodule_search_locations = list(locations)
+        if kept is not None:
+            spec.submodule_search_locations = kept
         self.hits += 1
         return spec
 

@@ -107,3 +107,17 @@ def test_another_sys_path_does_not_use_the_table(tmp_path: Path) -> None:
     out = run(cache, two)
     assert "VALUE two sub" in out and hits(out) == 0
     assert "VALUE one sub" in run(cache, one)  # each sys.path keeps its own table
+
+
+def test_a_damaged_table_is_a_search_as_usual(tmp_path: Path) -> None:
+    import marshal
+
+    cache, here = tmp_path / "start.marshal", modules(tmp_path / "mods")
+    first = run(cache, here)
+    data = marshal.loads(cache.read_bytes())
+    for entries in data["tables"]["modules"].values():
+        for i, name in enumerate(entries):
+            entries[name] = [None, ("x",), 1, 2, 3][i % 5]  # not an entry at all
+    cache.write_bytes(marshal.dumps(data))
+    out = run(cache, here)
+    assert files(out) == files(first) and hits(out) == 0
