@@ -121,19 +121,28 @@ def remember() -> None:
 
 
 def _entry(spec: ModuleSpec) -> Entry | None:
+    """The entry for a module Python's own search would find where it was found: in a folder
+    of ``sys.path`` (top level) or of its package's ``__path__``; else None (a module loaded
+    from a file elsewhere, e.g. with ``spec_from_file_location``, is not kept)."""
     if not spec.has_location or not isinstance(spec.origin, str):
         return None
     if type(spec.loader) not in (SourceFileLoader, ExtensionFileLoader):
         return None
     name = spec.name
-    parent = sys.modules.get(name.rpartition(".")[0]) if "." in name else None
+    locations = spec.submodule_search_locations
+    folder = os.path.dirname(spec.origin)
+    if locations is not None:  # a package: its __init__ is in its own folder
+        folder = os.path.dirname(folder)
+    search: tuple[str, ...] | None = None
     if "." in name:
-        search_path = getattr(parent, "__path__", None)
+        search_path = getattr(sys.modules.get(name.rpartition(".")[0]), "__path__", None)
         if search_path is None:
             return None
-        search: tuple[str, ...] | None = tuple(search_path)
+        search = tuple(search_path)
+        places = search
     else:
-        search = None
-    locations = spec.submodule_search_locations
+        places = tuple(os.path.abspath(p or ".") for p in sys.path)
+    if os.path.abspath(folder) not in places and folder not in places:
+        return None
     kept = tuple(locations) if locations is not None else None
     return (spec.origin, kept, type(spec.loader) is ExtensionFileLoader, search)

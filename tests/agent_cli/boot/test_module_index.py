@@ -121,3 +121,32 @@ def test_a_damaged_table_is_a_search_as_usual(tmp_path: Path) -> None:
     cache.write_bytes(marshal.dumps(data))
     out = run(cache, here)
     assert files(out) == files(first) and hits(out) == 0
+
+
+def test_a_module_loaded_from_elsewhere_is_not_kept(tmp_path: Path) -> None:
+    # a file loaded by path (not found on sys.path) must not become importable by name
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mi_loose.py").write_text("VALUE = 1\n")
+    cache = tmp_path / "start.marshal"
+    code = (
+        "import sys, importlib.util\n"
+        "from agent_cli.boot import code_cache, module_index\n"
+        f"code_cache.install({str(cache)!r})\n"
+        "module_index.install()\n"
+        "try:\n"
+        "    import mi_loose\n"
+        "    print('IMPORTED')\n"
+        "except ImportError:\n"
+        "    print('NOT FOUND')\n"
+        f"spec = importlib.util.spec_from_file_location('mi_loose', {str(elsewhere / 'mi_loose.py')!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['mi_loose'] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "module_index.remember()\n"
+        "code_cache.save()\n"
+    )
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "NOT FOUND"
