@@ -104,10 +104,11 @@ def remember() -> None:
     if _finder is None or (key := _fingerprint()) is None:
         return
     entries: dict[str, Entry] = {}
+    top = frozenset(os.path.abspath(p or ".") for p in sys.path if isinstance(p, str))
     for name, module in list(sys.modules.items()):
         spec = getattr(module, "__spec__", None)
         if isinstance(spec, ModuleSpec) and spec.name == name:
-            entry = _entry(spec)
+            entry = _entry(spec, top)
             if entry is not None:
                 entries[name] = entry
     table = code_cache.table("modules")
@@ -120,10 +121,11 @@ def remember() -> None:
     code_cache.note_added()
 
 
-def _entry(spec: ModuleSpec) -> Entry | None:
+def _entry(spec: ModuleSpec, top: frozenset[str]) -> Entry | None:
     """The entry for a module Python's own search would find where it was found: in a folder
-    of ``sys.path`` (top level) or of its package's ``__path__``; else None (a module loaded
-    from a file elsewhere, e.g. with ``spec_from_file_location``, is not kept)."""
+    of ``sys.path`` (``top``: their absolute paths) or of its package's ``__path__``; else None
+    (a module loaded from a file elsewhere, e.g. with ``spec_from_file_location``, is not
+    kept)."""
     if not spec.has_location or not isinstance(spec.origin, str):
         return None
     if type(spec.loader) not in (SourceFileLoader, ExtensionFileLoader):
@@ -139,10 +141,9 @@ def _entry(spec: ModuleSpec) -> Entry | None:
         if search_path is None:
             return None
         search = tuple(search_path)
-        places = search
-    else:
-        places = tuple(os.path.abspath(p or ".") for p in sys.path)
-    if os.path.abspath(folder) not in places and folder not in places:
+        if folder not in search and os.path.abspath(folder) not in map(os.path.abspath, search):
+            return None
+    elif os.path.abspath(folder) not in top:
         return None
     kept = tuple(locations) if locations is not None else None
     return (spec.origin, kept, type(spec.loader) is ExtensionFileLoader, search)
