@@ -38,7 +38,7 @@ _import = builtins.__import__
 def _hook(name, *args, **kwargs):
     module = _import(name, *args, **kwargs)
     probe = getattr(sys.modules.get("agent_cli.tui.bench_hook"), "FirstFrameProbe", None)
-    if probe is not None and os.environ.get("NERVE_EXIT_AT"):
+    if probe is not None:
         builtins.__import__ = _import
         method = "frame" if os.environ["NERVE_EXIT_AT"] == "frame" else "ready"
         original = getattr(probe, method)
@@ -47,7 +47,8 @@ def _hook(name, *args, **kwargs):
             os._exit(0)
         setattr(probe, method, _then_exit)
     return module
-builtins.__import__ = _hook
+if os.environ.get("NERVE_EXIT_AT"):
+    builtins.__import__ = _hook
 """
 
 

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,15 +75,8 @@ class Typist:
 
 
 @contextmanager
-def _app(tmp: Path, scenario: dict[str, object], server: str) -> Iterator[Term]:
-    """The app in tmux at 120x40, its scripted server as ``server`` says; closed after."""
-    if server == "in-app":
-        term = Term(tmp, scenario, size=(120, 40))
-        try:
-            yield term
-        finally:
-            term.close()
-        return
+def _served(tmp: Path, scenario: dict[str, object]) -> Iterator[str]:
+    """The scripted server in a process of its own; yields its base URL, stopped after."""
     scenario_path, port_file = tmp / "served.json", tmp / "port"
     scenario_path.write_text(json.dumps(scenario))
     main = "from agent_cli.testing.scripted_server import main; raise SystemExit(main())"
@@ -92,16 +85,25 @@ def _app(tmp: Path, scenario: dict[str, object], server: str) -> Iterator[Term]:
     proc = subprocess.Popen(serve, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         wait(port_file.exists, "the scripted server's port", 30)
-        url = f"http://127.0.0.1:{port_file.read_text().strip()}"
-        env = {"ANTHROPIC_BASE_URL": url, "NERVE_CODE_CACHE": str(tmp / "code-cache.marshal")}
-        term = Term(tmp, scenario, size=(120, 40), env=env, command=str(NERVE))
-        try:
-            yield term
-        finally:
-            term.close()
+        yield f"http://127.0.0.1:{port_file.read_text().strip()}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@contextmanager
+def _app(tmp: Path, scenario: dict[str, object], server: str) -> Iterator[Term]:
+    """The app in tmux at 120x40, its scripted server as ``server`` says; closed after."""
+    with ExitStack() as stack:
+        env: dict[str, str | None] | None = None
+        command = None
+        if server == "process":
+            url = stack.enter_context(_served(tmp, scenario))
+            env = {"ANTHROPIC_BASE_URL": url, "NERVE_CODE_CACHE": str(tmp / "code-cache.marshal")}
+            command = str(NERVE)
+        term = Term(tmp, scenario, size=(120, 40), env=env, command=command)
+        stack.callback(term.close)
+        yield term
 
 
 def _summary(name: str, ms: list[float]) -> str:

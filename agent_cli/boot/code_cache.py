@@ -49,7 +49,6 @@ __all__ = [
     "install",
     "installed",
     "note_added",
-    "note_hit",
     "save",
     "stats",
     "table",
@@ -110,11 +109,6 @@ def table(name: str) -> dict[Any, Any]:
 def note_added() -> None:
     global _added
     _added += 1
-
-
-def note_hit() -> None:
-    global _hits
-    _hits += 1
 
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:

@@ -62,7 +62,6 @@ def install() -> None:
         rules = _load(entries, key)
         if rules is not None:
             self._parse_cache[key] = rules
-            code_cache.note_hit()
             _counts["hits"] += 1
             return rules
         rules = _original(self, css, read_from, is_default_rules, tie_breaker, scope)
