@@ -43,6 +43,35 @@ def test_working_text_counts_down_to_the_next_attempt() -> None:
     assert "Retrying http://h:1/v1/messages now (attempt 3/11)" in working_text(state, 10.5)
 
 
+async def test_a_tick_of_the_working_line_repaints_without_a_re_layout() -> None:
+    # one line high: a re-layout per tick would repaint the whole conversation as it streams
+    from textual.app import App, ComposeResult
+
+    from agent_cli.tui.spinner import WorkingLine
+
+    calls: list[dict[str, Any]] = []
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield WorkingLine()
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        line = app.query_one(WorkingLine)
+        line.start()
+        await pilot.pause()
+        original = line.refresh
+
+        def refresh(*args: Any, **kwargs: Any) -> Any:
+            calls.append(kwargs)
+            return original(*args, **kwargs)
+
+        line.refresh = refresh  # type: ignore[method-assign]
+        line.tick()
+        assert calls and not any(c.get("layout") for c in calls)
+        assert "Working…" in line.text
+
+
 def _notices(app: Any) -> list[str]:
     return [n.notice_text for n in app.query(NoticeLine)]
 
