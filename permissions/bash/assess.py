@@ -17,6 +17,7 @@ from permissions.bash.analysis import (
     analyse_command,
     deny_forms_of_argvs,
     deny_forms_of_command,
+    deny_forms_of_script,
     script_prefix,
 )
 from permissions.bash.effects import WalkState, write_words
@@ -24,6 +25,7 @@ from permissions.bash.match import RuleMatcher, compile_pattern
 from permissions.bash.parse import ParsedScript, parse_simple_commands
 from permissions.bash.pathcheck import PathWalk
 from permissions.bash.scan import scan_segments
+from permissions.bash.substitutions import every_body
 from permissions.bash.types import BashAssessment, SubcommandTrace
 from permissions.types import (
     Decision,
@@ -112,6 +114,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     problems: list[str] = []
     if script.has_error:
         problems.append("the command could not be parsed completely")
+    problems.extend(script.problems)
     if len(command) > MAX_COMMAND_CHARS:
         problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
     if _CONTROL_RE.search(command):
@@ -133,6 +136,9 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     extra: list[list[str]] = []
     if checks and (problems or "\xa0" in command):
         extra = deny_forms_of_argvs(scan_segments(command))
+        # what the model wrote inside quotes may still run (`echo 'a[$(rm x)]'; echo $((_))`)
+        for body in every_body(command):
+            deny_forms_of_script(body, 1, extra)
 
     def finish(verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
         subs: list[SubcommandTrace] = []

@@ -81,6 +81,8 @@ class ParsedScript:
     has_error: bool
     functions: frozenset[str]
     variables: tuple[tuple[str, str], ...] = ()
+    # what the analysis could not model although the command parsed: each asks
+    problems: tuple[str, ...] = ()
 
 
 _KEEP: Any = object()
