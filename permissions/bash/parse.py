@@ -9,10 +9,16 @@ they apply to (tree-sitter hangs ``a && b > f``'s redirect on the list; bash app
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
+from permissions.bash.audit import (
+    DATA_VARIABLES,
+    audit_tree,
+    check_arithmetic,
+    check_arithmetic_tests,
+    check_expansion,
+)
 from permissions.bash.loops import MAX_LOOP_WALKS, body_keeps, loop_words
 from permissions.bash.script import (
     ParsedScript,
@@ -23,7 +29,7 @@ from permissions.bash.script import (
     get_parser,
     with_fields,
 )
-from permissions.bash.substitutions import find_substitutions, has_trigger
+from permissions.bash.substitutions import has_trigger
 from permissions.bash.validators import test_operands_safe
 from permissions.bash.words import SPECIAL_CHARS_RE as _SPECIAL_RE
 from permissions.bash.words import Word, backtick_bodies, eval_word, literal_word
@@ -40,27 +46,6 @@ _TEST_OPERANDS = frozenset(
     | {"command_substitution", "arithmetic_expansion", "extglob_pattern"}
 )
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
-_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
-# Variables bash fills with text the model wrote or could have written (the last argument, the
-# command line itself, a regex match, directory names): never evaluated as arithmetic or names.
-_DATA_VARIABLES = frozenset(
-    {"_", "BASH_EXECUTION_STRING", "BASH_COMMAND", "BASH_REMATCH", "BASH_ARGV", "BASH_SOURCE"}
-    | {"REPLY", "MAPFILE", "OPTARG", "READLINE_LINE", "PWD", "OLDPWD", "DIRSTACK", "FUNCNAME"}
-    | {"COMP_LINE", "COMP_WORDS"}
-)
-# `[[ X -eq Y ]]` evaluates both sides as arithmetic, `[[ -v X ]]` X as a name (subscript
-# included); `[ ]` and `test` only compare integers.
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
-# Where bash reads quotes as plain characters, as inside double quotes: `$(( '$(cmd)' ))`
-# and `${a['$(cmd)']}` run cmd.
-_QUOTE_LIKE = frozenset(
-    {"string", "translated_string", "heredoc_body", "arithmetic_expansion", "subscript"}
-    | {"c_style_for_statement"}
-)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAMING = frozenset({"variable_name", "special_variable_name", "word"})
-# `${x:off:len}`: the operands after a bare `:` are arithmetic
-_OFFSET = ":"
 
 
 class _Walker:
@@ -80,7 +65,7 @@ class _Walker:
         self.visited: set[int] = set()  # start bytes of the substitutions walked
         # loop variables whose values are data (file names, command output): bash evaluates a
         # value like `a[$(cmd)]` when it is used as arithmetic or as a name (`${!v}`)
-        self.tainted: set[str] = set(_DATA_VARIABLES)
+        self.tainted: set[str] = set(DATA_VARIABLES)
 
     def text(self, node: Any) -> str:
         if self.source is not None:
@@ -130,116 +115,13 @@ class _Walker:
         for c in parsed.commands:
             self.emit(c)
 
-    def audit(self, root: Any) -> None:
-        """After the walk: every substitution in the tree is judged. One tree-sitter kept as a
-        token (``${x#$(cmd)}``'s operand, a backquote in a heredoc) is parsed from its text;
-        a ``$(...)``, ``<(...)`` or ``$[...]`` found that way, or a substitution node the
-        walk never reached, is also a problem (the word around it was not modelled)."""
-        stack: list[tuple[Any, bool]] = [(root, False)]
-        while stack:
-            n, dquoted = stack.pop()
-            t = n.type
-            if t == "comment":
-                continue
-            if t in _SUBSTITUTIONS and n.start_byte not in self.visited:
-                self.problems.append(f"{self.text(n)[:40]!r} is nested where it was not expected")
-                self.walk(n)
-            if n.child_count == 0:
-                if n.is_named:
-                    self.hidden(n, dquoted)
-                continue
-            if t == "heredoc_redirect" and _quoted_heredoc(n, self.text):
-                continue  # `<<'EOF'`: the body is plain text
-            inner = (
-                dquoted
-                or t in _QUOTE_LIKE
-                or (t == "compound_statement" and n.child(0).type == "((")
-            )
-            stack.extend((c, inner) for c in n.children)
-
-    def hidden(self, leaf: Any, dquoted: bool) -> None:
-        """The substitutions in the text of one token (see ``permissions.bash.substitutions``)."""
-        if leaf.type in ("raw_string", "ansi_c_string") and not dquoted:
-            return  # single quotes bash honours: nothing in them runs
-        text = self.text(leaf)
-        if not has_trigger(text):
-            return
-        pending = find_substitutions(text, dquoted=dquoted)
-        while pending:
-            found = pending.pop()
-            if found.kind != "`":
-                self.add_problem(f"{text[:40]!r} holds a substitution the analysis does not model")
-            if found.kind == "$[":
-                pending.extend(find_substitutions(found.body))
-            else:
-                self.nested_script(found.body)
-
     def add_problem(self, message: str) -> None:
         if message not in self.problems:
             self.problems.append(message)
 
-    def taint(self, node: Any) -> str | None:
-        """Why bash could find data (not the command's own text) in ``node`` where it
-        evaluates it as arithmetic or as a name: ``a[$(cmd)]`` in the data runs ``cmd``."""
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            t = n.type
-            if t in _SUBSTITUTIONS:
-                return "the output of a command"
-            if n.child_count == 0 and n.is_named:
-                text = self.text(n)
-                if has_trigger(text):
-                    return "a command substitution"
-                # `$x`, `${x}` and a bare `x` in arithmetic all read the variable x
-                for name in _IDENTIFIER.findall(text) if t in _NAMING else ():
-                    if name in self.tainted:
-                        return f"${name}"
-                    bound = self.bound.get(name)
-                    if bound is not None and (bound[1] or not test_operands_safe([bound[0]])):
-                        return f"${name}"
-            stack.extend(n.children)
-        return None
-
-    def evaluated(self, node: Any, what: str) -> None:
-        why = self.taint(node)
-        if why is not None:
-            self.add_problem(f"{why} is evaluated as {what} (a[$(cmd)] in it would run cmd)")
-
-    def arithmetic(self, node: Any) -> None:
-        """``$((...))``, ``$[...]``, ``((...))`` and a C-style ``for``'s header."""
-        for child in node.children:
-            if child.is_named and child != node.child_by_field_name("body"):
-                self.evaluated(child, "arithmetic")
-
-    def arithmetic_tests(self, node: Any) -> None:
-        stack = list(node.children)
-        while stack:
-            n = stack.pop()
-            if n.type in ("binary_expression", "unary_expression") and any(
-                c.type == "test_operator" and self.text(c) in _ARITHMETIC_TESTS for c in n.children
-            ):
-                self.evaluated(n, "arithmetic")
-            elif n.is_named:
-                stack.extend(n.children)
-
     def expansion(self, node: Any) -> None:
-        """``${...}``: a subscript and an offset are arithmetic, ``${!v}`` takes ``$v`` as a
-        name (subscript and all), ``${v@P}`` expands ``$v`` as a prompt (``$(...)`` runs)."""
         self.sub_walk(node)
-        kids = node.children
-        ops = [self.text(c) for c in kids if not c.is_named]
-        for i, c in enumerate(kids):
-            if c.type == "subscript":
-                for part in c.children:
-                    if part.is_named and part != c.children[0]:
-                        self.evaluated(part, "arithmetic")
-            elif c.is_named and i > 0 and kids[i - 1].type == _OFFSET:
-                self.evaluated(c, "arithmetic")
-        if "!" in ops[:2] or ("@" in ops and any(self.text(c) == "P" for c in kids)):
-            name = next((c for c in kids if c.type == "variable_name"), None)
-            if name is not None:
-                self.evaluated(name, "a name")
+        check_expansion(self, node)
 
     def walk(self, node: Any) -> None:
         t = node.type
@@ -255,7 +137,7 @@ class _Walker:
             self.declaration(node)
         elif t == "test_command":
             self.sub_walk(node)
-            self.arithmetic_tests(node)
+            check_arithmetic_tests(self, node)
             self.emit(SimpleCommand(self.text(node), "test", self.test_words(node)))
         elif t == "command_substitution":
             self.visited.add(node.start_byte)
@@ -268,7 +150,7 @@ class _Walker:
             self.expansion(node)
         elif t in _ARITHMETIC or (t == "compound_statement" and node.child(0).type == "(("):
             self.sub_walk(node)
-            self.arithmetic(node)
+            check_arithmetic(self, node)
             # `(( 'a[$(cmd)]' ))`: a quoted operand is still evaluated, subscript and all
             words = self.test_words(node)
             if not test_operands_safe([w.value for w in words]):
@@ -547,7 +429,7 @@ def _parse(command: str) -> ParsedScript:
     walker = _Walker(src, command)
     walker.walk(root)
     if has_trigger(command):
-        walker.audit(root)
+        audit_tree(walker, root)
     return ParsedScript(
         command,
         tuple(walker.commands),
@@ -556,11 +438,6 @@ def _parse(command: str) -> ParsedScript:
         tuple(walker.vars.items()),
         tuple(walker.problems),
     )
-
-
-def _quoted_heredoc(node: Any, text: Any) -> bool:
-    start = next((c for c in node.children if c.type == "heredoc_start"), None)
-    return start is not None and any(q in text(start) for q in "'\"\\")
 
 
 @lru_cache(maxsize=512)
