@@ -12,13 +12,28 @@ would hide text) so coloured command output can be shown styled.
 
 One function for the TUI and print mode, pure and cheap: text without control characters is
 returned as it is.
+
+What is about to *run* (a command in a permission prompt) must not be tidied: the user has to
+see the escape sequence, not its effect nor a clean gap where it was. ``reveal`` writes every
+character a terminal would not show as itself as an escape (``\\x1b``, ``\\r``, ``\\u202e``):
+the C0 and C1 controls but tab and newline, DEL, lone surrogates (``os.fsencode`` turns
+``\\udc9b`` into the byte 0x9b, an 8-bit CSI) and the invisible Unicode format characters and
+separators (bidi overrides and isolates reorder what is shown, zero-width ones hide).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["StreamNeutralizer", "has_controls", "neutralize"]
+__all__ = [
+    "StreamNeutralizer",
+    "has_controls",
+    "has_hidden",
+    "hidden_note",
+    "json_safe",
+    "neutralize",
+    "reveal",
+]
 
 # Every C0 control but tab and newline, DEL, and the C1 controls (U+0080-U+009F).
 _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
@@ -42,10 +57,78 @@ _OPEN_STRING = re.compile(
 )
 _HOLD_MAX = 4096  # a sequence still open after this many characters is shown broken
 
+# What ``reveal`` escapes: C0 but tab and newline, DEL, C1, U+00AD, lone surrogates, and every
+# Unicode format character (Cf) and line/paragraph separator (Zl, Zp) as of Unicode 15.1.
+# permissions/bash/assess.py's _CONTROL_RE is the same class (the engine imports nothing of
+# tools/); a test keeps the two equal.
+HIDDEN_CLASS = (
+    r"\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+    r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    r"\U000e0001\U000e0020-\U000e007f"
+)
+_HIDDEN = re.compile(f"[{HIDDEN_CLASS}]")
+
 
 def has_controls(text: str) -> bool:
     """True when ``text`` holds anything ``neutralize`` would change."""
     return _ANY_CONTROL.search(text) is not None
+
+
+def has_hidden(text: str) -> bool:
+    """True when ``text`` holds a character ``reveal`` would write as an escape."""
+    return _HIDDEN.search(text) is not None
+
+
+def reveal(text: str) -> str:
+    """``text`` with every character a terminal would not show as itself written as an escape
+    (``\\x1b``, ``\\r``, ``\\x7f``, ``\\u202e``, ``\\U000e0041``); newlines and tabs stay."""
+    if _HIDDEN.search(text) is None:
+        return text
+    return _HIDDEN.sub(_escape, text)
+
+
+def hidden_note(text: str) -> str | None:
+    """What ``reveal`` escaped in ``text``, for a warning ("control characters or escape
+    sequences, shown as \\xNN"); None when it holds none."""
+    codes = {ord(ch) for ch in _HIDDEN.findall(text)}
+    if not codes:
+        return None
+    parts = []
+    if min(codes) <= 0xFF:
+        parts.append("control characters or escape sequences, shown as \\xNN")
+    if max(codes) > 0xFF:
+        parts.append("invisible Unicode characters (bidi, zero-width), shown as \\uNNNN")
+    return " and ".join(parts)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code == 0x0D:
+        return "\\r"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with every hidden character written
+    as a ``\\u`` escape: the same data for a parser, nothing for a terminal to obey or hide.
+
+    Such characters stand only inside JSON strings, where a ``\\u`` escape means the same."""
+    if _HIDDEN.search(text) is None:
+        return text
+
+    def escape(m: re.Match[str]) -> str:
+        code = ord(m.group())
+        if code <= 0xFFFF:
+            return f"\\u{code:04x}"
+        code -= 0x10000  # a UTF-16 surrogate pair, as JSON spells characters past the BMP
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return _HIDDEN.sub(escape, text)
 
 
 def neutralize(text: str, *, keep_sgr: bool = False) -> str:

@@ -11,12 +11,16 @@ rule still beats an added allow (the engine checks deny first).
 As in Claude Code, one malformed update makes the whole list ignored (the call itself is still
 allowed once); nothing is half-applied from a list that did not parse. ``setMode`` and
 ``addDirectories`` change the session only: a settings destination is reported, not written.
+A rule holding a control character or an invisible one (a bidi override, a zero-width space)
+is malformed: nobody reading the settings file would see what it allows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from tools.terminal_text import has_hidden, reveal
 
 __all__ = ["PermissionUpdate", "apply_updates", "parse_updates"]
 
@@ -42,7 +46,10 @@ def _rule_text(raw: Any) -> str:
     content = raw.get("ruleContent")
     if not name or (content is not None and not isinstance(content, str)):
         raise ValueError(f"rule {raw!r}: toolName must be non-empty, ruleContent a string")
-    return f"{name}({content})" if content else name
+    text = f"{name}({content})" if content else name
+    if has_hidden(text):
+        raise ValueError(f"rule {reveal(text)} holds control or invisible characters")
+    return text
 
 
 def _parse_one(raw: Any) -> PermissionUpdate:

@@ -9,6 +9,11 @@ it with that message to the model. An error answer, a malformed one, or stdin cl
 or a settings file, set the mode, add a directory) are applied to the session before the call
 runs (``sdk_permission_updates``); the request's ``permission_suggestions`` are the engine's
 "don't ask again" rules, the ones the TUI offers.
+
+A call whose command (or title) holds control characters, escape sequences or invisible Unicode
+characters is asked about with no suggestions, its ``title`` and ``decision_reason`` written
+out (``tools.terminal_text.reveal``), and an allow's ``updatedPermissions`` are not applied:
+as in the TUI, what a client shows of such a command is not what would be remembered.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 
 from agent_cli.frontends.control import ControlChannel, ControlError
 
-__all__ = ["StdioPermissionPrompt", "response_for"]
+__all__ = ["StdioPermissionPrompt", "hides_characters", "response_for"]
 
 
 class StdioPermissionPrompt:
@@ -37,8 +42,12 @@ class StdioPermissionPrompt:
     async def __call__(self, prompt: Any) -> Any:
         from tools.context import PermissionAnswer, PermissionResponse
         from tools.execution.pipeline_permission import suggestion_updates
+        from tools.terminal_text import reveal
 
-        suggestions = suggestion_updates(getattr(prompt.verdict, "suggestions", ()) or ())
+        hidden = hides_characters(prompt)
+        suggestions = (
+            [] if hidden else suggestion_updates(getattr(prompt.verdict, "suggestions", ()) or ())
+        )
         try:
             answer = await self.channel.request(
                 "can_use_tool",
@@ -46,8 +55,8 @@ class StdioPermissionPrompt:
                 input=prompt.input,
                 tool_use_id=prompt.tool_use_id,
                 permission_suggestions=suggestions,
-                decision_reason=prompt.verdict.reason,
-                title=prompt.title or prompt.tool_name,
+                decision_reason=reveal(prompt.verdict.reason),
+                title=reveal(prompt.title or prompt.tool_name),
                 agent_id=prompt.agent_id,
             )
         except ControlError as exc:
@@ -59,10 +68,25 @@ class StdioPermissionPrompt:
         if response.allowed and updates is not None and self.session is not None:
             from agent_cli.frontends.sdk_permission_updates import apply_updates
 
-            for note in apply_updates(self.session, updates):
+            notes = (
+                ["updatedPermissions ignored: the command holds control or invisible characters"]
+                if hidden
+                else apply_updates(self.session, updates)
+            )
+            for note in notes:
                 if self.warn is not None:
                     self.warn(note)
         return response
+
+
+def hides_characters(prompt: Any) -> bool:
+    """Does the call's command or title hold a character a terminal would not show as itself
+    (a control character, an escape sequence, a bidi override...)?"""
+    from tools.terminal_text import has_hidden
+
+    command = (prompt.input or {}).get("command")
+    texts = (prompt.title or "", command if isinstance(command, str) else "")
+    return any(has_hidden(t) for t in texts)
 
 
 def response_for(answer: Any, prompt: Any, who: str) -> Any:

@@ -7,6 +7,11 @@
 Only the rules given here apply (user and project settings are not read unless ``--settings``
 names a file). A malformed batch line is answered ``ask`` with the error as the reason: the
 batch never stops half-way and never fails open.
+
+A command holding control characters, escape sequences or invisible Unicode characters is
+printed written out (``\\x1b``, ``\\r``, ``\\u202e``: ``tools.terminal_text.reveal``) with a
+note saying so, and JSON output spells them as ``\\u`` escapes: what the terminal shows is what
+was judged, never the effect of the sequences.
 """
 
 from __future__ import annotations
@@ -207,21 +212,34 @@ def _batch(
                 "reason": f"line {n}: cannot judge: {type(exc).__name__}: {exc}",
                 "rule": None,
             }
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.write(_json(row) + "\n")
     out.flush()
     return 0
 
 
-def _print_text(v: Verdict, out: IO[str]) -> None:
+def _json(data: Any) -> str:
+    """One JSON line; control and invisible characters as ``\\u`` escapes (same data)."""
+    from tools.terminal_text import json_safe
+
+    return json_safe(json.dumps(data, ensure_ascii=False))
+
+
+def _print_text(v: Verdict, out: IO[str], command: str = "") -> None:
+    from tools.terminal_text import hidden_note, reveal
+
     d = _as_dict(v)
-    out.write(f"decision: {d['decision']}\nreason:   {d['reason']}\n")
+    lines: list[str] = []
+    if (note := hidden_note(command)) is not None:
+        lines += [f"command:  {command}", f"note:     the command contains {note}"]
+    lines += [f"decision: {d['decision']}", f"reason:   {d['reason']}"]
     if d["rule"]:
-        out.write(f"rule:     {d['rule']} ({d['source']})\n")
-    out.write(f"kind:     {d['kind']}\n")
+        lines.append(f"rule:     {d['rule']} ({d['source']})")
+    lines.append(f"kind:     {d['kind']}")
     if v.suggestions:
-        out.write("suggest:  " + ", ".join(str(s) for s in v.suggestions) + "\n")
+        lines.append("suggest:  " + ", ".join(str(s) for s in v.suggestions))
     if d["trace"]:
-        out.write("trace:\n" + "".join(f"  {line}\n" for line in d["trace"]))
+        lines += ["trace:", *(f"  {line}" for line in d["trace"])]
+    out.write("".join(reveal(line) + "\n" for line in lines))
 
 
 def run(argv: Sequence[str]) -> int:
@@ -278,7 +296,7 @@ def run(argv: Sequence[str]) -> int:
         print(f"warning: {w}", file=sys.stderr)
     verdict = decide(request, ctx)
     if args.json:
-        sys.stdout.write(json.dumps(_as_dict(verdict), ensure_ascii=False) + "\n")
+        sys.stdout.write(_json(_as_dict(verdict)) + "\n")
     else:
-        _print_text(verdict, sys.stdout)
+        _print_text(verdict, sys.stdout, request.command or "")
     return 0

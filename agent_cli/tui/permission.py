@@ -7,6 +7,10 @@ command prefix; WebFetch: the domain; an MCP tool: the tool), or for a file edit
 working directories, all edits allowed for this session (accept-edits mode).
 Every key is ignored for the first ``guard_s`` seconds after the prompt appears, so a burst of
 typing meant for the prompt never answers it.
+
+What the model wrote is shown *revealed* (``tools.terminal_text.reveal``): a command that hides
+a second one behind a carriage return or an escape sequence shows them as ``\\r`` and
+``\\x1b[2K``, with a warning line, and is never offered "don't ask again".
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from textual.widgets import Input, Static
 
 from agent_cli.tui.guard import GuardedModal
 from agent_cli.tui.notify import notify_permission
-from agent_cli.tui.safe import clean, plain_text
+from agent_cli.tui.safe import clean
 from permissions.types import ReasonKind
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
+from tools.terminal_text import hidden_note, reveal
 
 __all__ = [
     "EDIT_TOOLS",
@@ -36,6 +41,7 @@ __all__ = [
     "ask_in_modal",
     "describe_input",
     "fetch_domain",
+    "hidden_warning",
     "offers_session_edits",
     "reason_lines",
     "rules_label",
@@ -46,23 +52,58 @@ LOCAL_SETTINGS_FILE = ".claude/settings.local.json"  # config.local_settings_pat
 EDIT_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "MultiEdit"})
 
 
+_SUBJECT_KEYS = ("command", "file_path", "notebook_path", "path", "url", "pattern")
+
+
+def _subject_key(prompt: PermissionPrompt) -> str | None:
+    data = prompt.input or {}
+    for key in _SUBJECT_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return key
+    return None
+
+
 def describe_input(prompt: PermissionPrompt) -> str:
     """The exact thing the tool will act on: the command, the path, or the input as JSON."""
     data = prompt.input or {}
-    for key in ("command", "file_path", "notebook_path", "path", "url", "pattern"):
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            return value
+    if (key := _subject_key(prompt)) is not None:
+        return str(data[key])
     try:
         return json.dumps(data, indent=2, default=str, ensure_ascii=False)
     except (TypeError, ValueError):
         return repr(data)
 
 
+def _strings(value: Any) -> list[str]:
+    """Every string inside ``value`` (dict keys too), for a whole input shown as JSON."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def hidden_warning(prompt: PermissionPrompt) -> str | None:
+    """ "This command contains control characters or escape sequences, shown as \\xNN" when
+    what the call acts on (or its title) holds characters a terminal would not show as
+    themselves; None when it holds none. Such a call is never offered "don't ask again"."""
+    key = _subject_key(prompt)
+    texts = [prompt.title]
+    texts += [describe_input(prompt)] if key is not None else _strings(prompt.input or {})
+    note = hidden_note("".join(texts))
+    if note is None:
+        return None
+    what = "command" if key == "command" else "input"
+    return f"This {what} contains {note}"
+
+
 def reason_lines(prompt: PermissionPrompt) -> list[str]:
     """Why the engine asks: its reason, the rule and where it came from, a safety check."""
     v = prompt.verdict
-    lines: list[str] = []
+    lines: list[str] = []  # shown revealed: a reason may quote the command
     if v.reason:
         lines.append(f"Why: {v.reason}")
     if v.rule is not None:
@@ -115,7 +156,10 @@ def _subjects(prompt: PermissionPrompt) -> list[str]:
 
 def always_label(prompt: PermissionPrompt) -> str | None:
     """The don't-ask-again choice, and on a second line the rule it saves and where; None
-    when none is offered (no rule to suggest, and not an edit this session could allow)."""
+    when none is offered (no rule to suggest, and not an edit this session could allow; or
+    the call holds hidden characters: what the user saw is not what would be remembered)."""
+    if hidden_warning(prompt) is not None:
+        return None
     if prompt.verdict.suggestions:
         rules = rules_label(prompt)
         return (
@@ -143,6 +187,11 @@ def _preview(text: str) -> RenderableType:
     if more > 0:
         out.append(f"… +{more} lines\n", style="dim")
     return out
+
+
+def _shown(text: str, style: str = "") -> Text:
+    """Foreign text as a ``Text`` (never markup), every hidden character written out."""
+    return Text(reveal(text), style=style)
 
 
 class PermissionScreen(GuardedModal[PermissionResponse]):
@@ -176,20 +225,23 @@ class PermissionScreen(GuardedModal[PermissionResponse]):
         p = self.prompt
         title = p.title or f"{p.tool_name}"
         with Vertical(id="perm-box"):
-            # The model wrote these: shown as text, never as control sequences or markup.
-            yield Static(plain_text(title, style="bold"), markup=False, id="perm-title")
-            yield Static(plain_text(describe_input(p)), markup=False, id="perm-command")
+            # The model wrote these: shown as text with every control character and invisible
+            # one written out (what will run, not what it would print), never as markup.
+            yield Static(_shown(title, "bold"), markup=False, id="perm-title")
+            yield Static(_shown(describe_input(p)), markup=False, id="perm-command")
+            if (warning := hidden_warning(p)) is not None:
+                yield Static(Text(warning, style="bold red"), markup=False, id="perm-hidden")
             description = (p.input or {}).get("description")
             if p.tool_name == "Bash" and isinstance(description, str) and description.strip():
-                about = plain_text(description.strip(), style="dim")
+                about = _shown(description.strip(), "dim")
                 yield Static(about, markup=False, id="perm-description")
             if (domain := fetch_domain(p)) is not None:
-                yield Static(plain_text(f"Domain: {domain}"), markup=False, id="perm-domain")
+                yield Static(_shown(f"Domain: {domain}"), markup=False, id="perm-domain")
             if p.preview:
                 yield Static(_preview(p.preview), markup=False, id="perm-preview")
             reasons = reason_lines(p)
             if reasons:
-                why = plain_text("\n".join(reasons), style="dim")
+                why = _shown("\n".join(reasons), "dim")
                 yield Static(why, markup=False, id="perm-why")
             yield Static(Text("Do you want to proceed?"), markup=False, id="perm-question")
             yield self._options_view

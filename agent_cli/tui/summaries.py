@@ -6,6 +6,10 @@ file read shows "Read 42
 lines" (the numbered text is for the model; Ctrl+O shows it); a rejected edit "Rejected edit of
 hello.py". Everything else shows its content. Structured outputs arrive as models (live) or as
 dicts (from a transcript); both are read here.
+
+A call's header (``Bash(git status)``) is the model's input: it is shown revealed
+(``shown_header``), so a command that hides a second one behind ``\\r`` or an escape sequence
+reads in the conversation as it reads in the permission prompt, with its ``\\r`` and ``\\x1b``.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.tui.todos import result_view
+from tools.terminal_text import reveal
 
-__all__ = ["EDIT_TOOLS", "UserView", "diff_counts", "rejected_label", "user_view"]
+__all__ = ["EDIT_TOOLS", "UserView", "diff_counts", "rejected_label", "shown_header", "user_view"]
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
@@ -31,6 +36,12 @@ class UserView:
         self.text = text
         self.expanded = expanded
         self.detail = detail
+
+
+def shown_header(header: str) -> str:
+    """A call's header as the conversation shows it: every control character and invisible
+    one written out (``\\x1b``, ``\\r``, ``\\u202e``), newlines and tabs kept."""
+    return reveal(header)
 
 
 def _fields(output: Any) -> Mapping[str, Any]:

@@ -19,7 +19,7 @@ from agent_cli.loop.events import (
 from agent_cli.session.restored_calls import view_fields
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
-from agent_cli.tui.summaries import UserView, rejected_label, user_view
+from agent_cli.tui.summaries import UserView, rejected_label, shown_header, user_view
 from agent_cli.tui.thinking_view import refresh_thinking
 from agent_cli.tui.widgets import ToolCall
 
@@ -32,7 +32,7 @@ async def show_tool_event(app: Any, event: Any) -> bool:
     if isinstance(event, ToolStarted):
         await app._end_text()
         app.working.streamed(len(str(event.input)))
-        widget = ToolCall(event.tool_use_id, event.header or event.name)
+        widget = ToolCall(event.tool_use_id, shown_header(event.header or event.name))
         widget.tool_name, widget.tool_input = event.name, event.input
         widgets[event.tool_use_id] = widget
         await app.conversation.add(widget)
@@ -42,7 +42,7 @@ async def show_tool_event(app: Any, event: Any) -> bool:
     elif isinstance(event, ToolFinished):
         w = widgets.get(event.tool_use_id)
         if w is None:
-            w = widgets[event.tool_use_id] = ToolCall(event.tool_use_id, event.name)
+            w = widgets[event.tool_use_id] = ToolCall(event.tool_use_id, shown_header(event.name))
             await app.conversation.add(w)
         view = user_view(event.name, event.content, event.is_error, event.output, app.cwd)
         if fields := view_fields(event.output):  # for a reload (/rewind) to show it the same

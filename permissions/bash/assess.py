@@ -46,7 +46,14 @@ _SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh"}
     | {"brew", "apt", "terraform", "dotnet", "mvn", "gradle", "npx", "pytest", "ruff", "mypy"}
 )
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# C0 but tab and newline, DEL, C1, lone surrogates, Unicode format characters and separators
+# (bidi overrides, zero-width): tools.terminal_text.HIDDEN_CLASS, which the prompt escapes.
+_CONTROL_RE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+    r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    r"\U000e0001\U000e0020-\U000e007f]"
+)
 # `r\<newline>m`: bash joins the two halves into one word, tree-sitter splits them.
 _JOINING_CONTINUATION_RE = re.compile(r"[^\s\\]\\\n\S")
 _RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
@@ -118,7 +125,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     if len(command) > MAX_COMMAND_CHARS:
         problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
     if _CONTROL_RE.search(command):
-        problems.append("the command contains control characters (e.g. a carriage return)")
+        problems.append("the command contains control characters or invisible Unicode characters")
     if "\\\n" in command and _JOINING_CONTINUATION_RE.search(command):
         problems.append("a line continuation joins two parts of one word")
 

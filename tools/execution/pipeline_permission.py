@@ -28,6 +28,7 @@ from permissions.types import (
 )
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.errors import PermissionDeniedError
+from tools.terminal_text import reveal
 from tools.execution.pipeline_types import CallState, system_reminder, until_abort
 from tools.execution.pipeline_validate import replace_input
 
@@ -308,7 +309,7 @@ def _subject(state: CallState) -> str:
     inp, tool = state.backfilled, state.tool
     command = getattr(inp, "command", None)
     if tool is not None and tool.permission_kind is ToolKind.BASH and isinstance(command, str):
-        return f' with command "{command}"'
+        return f' with command "{reveal(command)}"'
     url = getattr(inp, "url", None)
     if isinstance(url, str):
         return f" for {url}"

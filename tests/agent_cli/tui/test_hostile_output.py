@@ -18,7 +18,7 @@ from agent_cli.loop.events import (
 from agent_cli.tui.permission import PermissionScreen
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import Ask, FakeSession, bash_prompt
-from tools.terminal_text import neutralize
+from tools.terminal_text import neutralize, reveal
 
 CLIP = "\x1b]52;c;cHduZWQ=\x07"  # OSC 52: set the clipboard to "pwned"
 TITLE = "\x1b]2;HACKED\x1b\\"  # OSC 2 ended by ST
@@ -27,6 +27,9 @@ LINK = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"
 DCS = "\x1bPq#0;2;0;0;0\x1b\\"
 # What none of the hostile text may leave in the terminal output.
 NEVER = ("\x1b]", "\x1bP", "\x07", "\x1b[2J", "cHduZWQ", "HACKED", "evil.example", "\x9b")
+# A command (and a call's header) is shown written out, its payload visible as text (issue 32,
+# item 5): only the sequences themselves must never reach the terminal.
+SEQUENCES = ("\x1b]", "\x1bP", "\x07", "\x1b[2J", "\x9b")
 
 
 def _terminal_output(app: Any) -> str:
@@ -34,8 +37,8 @@ def _terminal_output(app: Any) -> str:
     return str(update.render_segments(app.console))
 
 
-def _assert_clean(output: str) -> None:
-    for needle in NEVER:
+def _assert_clean(output: str, needles: tuple[str, ...] = NEVER) -> None:
+    for needle in needles:
         assert needle not in output, f"{needle!r} reached the terminal"
 
 
@@ -60,10 +63,11 @@ async def test_events_with_control_sequences_render_inert(
         await wait_for(pilot, lambda: not app.turn_running)
         await pilot.pause(0.05)
         output = _terminal_output(app)
-        _assert_clean(output)
+        header = f"Bash(echo {reveal(TITLE)}x)"  # the header is written out, not tidied
+        assert header in output
+        _assert_clean(output.replace(header, ""))
         for shown in (
             "Model says hi [bold]not markup[/bold]",
-            "Bash(echo x)",
             "red hidden",
             "hook says click [red]x[/red]",
         ):
@@ -81,8 +85,9 @@ async def test_the_permission_prompt_shows_a_hostile_command_inert(
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.pause(0.05)
         output = _terminal_output(app)
-        _assert_clean(output)
+        _assert_clean(output, SEQUENCES)
         assert "rm -rf ~" in output  # what will run is shown, not hidden by the sequences
+        assert "\\x1b]52;c;cHduZWQ=\\x07" in output  # with its sequences written out
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.turn_running)
 

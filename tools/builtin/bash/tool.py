@@ -40,6 +40,7 @@ from tools.builtin.bash.runner import bash_path
 from tools.builtin.bash.sandboxed import run_command, start_task
 from tools.context import ToolUseContext
 from tools.result import ToolResult, ValidationError
+from tools.terminal_text import reveal
 
 __all__ = ["BASH_TOOL", "DEFAULT_TIMEOUT_MS", "MAX_TIMEOUT_MS", "BashInput", "current_cwd"]
 
@@ -325,7 +326,8 @@ async def _prepare_prompt(
 
 
 def _render_call(inp: BashInput) -> str:
-    one_line = " ".join(inp.command.split())
+    # written out, not split away: a `\r` or an escape sequence must show in the header
+    one_line = " ".join(reveal(inp.command).split())
     text = one_line if len(one_line) <= 120 else one_line[:119] + "…"
     return text + (" &" if inp.run_in_background else "")
 
