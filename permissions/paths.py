@@ -109,6 +109,8 @@ class PathPattern:
     text: str
     anchors: tuple[str, ...]  # the anchor as written and its real path, if different
     regex: re.Pattern[str]
+    glob: str = ""  # the pattern below the anchor, as matched (for callers that walk a tree)
+    floating: bool = False  # it matches at any depth under the anchor
 
     def matches(self, path: Path | str) -> bool:
         """Does this pattern match the absolute normalised ``path``?"""
@@ -186,9 +188,12 @@ def _compile(text: str, any_depth_dirs: bool, cwd: str, home: str, base: str) ->
         if pattern == ".":
             pattern = ""
     pattern = pattern.rstrip("/") if pattern not in ("", "/") else ""
+    floating = bool(pattern) and (
+        "/" not in pattern or bool(any_depth_dirs and _SINGLE_DIR_GLOB.match(pattern))
+    )
     if not pattern:
         body = ".*"
-    elif "/" not in pattern or (any_depth_dirs and _SINGLE_DIR_GLOB.match(pattern)):
+    elif floating:
         body = "(?:.*/)?" + _translate(pattern)
     else:
         body = _translate(pattern)
@@ -198,7 +203,7 @@ def _compile(text: str, any_depth_dirs: bool, cwd: str, home: str, base: str) ->
     real = os.path.realpath(anchor)
     if real != anchor:
         anchors = (anchor, real)
-    return PathPattern(text, anchors, regex)
+    return PathPattern(text, anchors, regex, pattern, floating)
 
 
 def compile_path_pattern(

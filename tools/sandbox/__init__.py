@@ -2,9 +2,10 @@
 
 ``settings`` resolves Claude Code's ``sandbox`` keys; ``platform`` is the seam between OSes
 (Linux bubblewrap now; macOS Seatbelt says "not supported on this platform yet"); ``policy``
-decides which calls run confined; ``mounts``, ``seccomp``, ``netns`` and ``proxy`` build one
+decides which calls run confined; ``mounts`` (with ``gitguard`` for what git reads and
+``readrules`` for ``Read(...)`` deny rules), ``seccomp``, ``netns`` and ``proxy`` build one
 confined run; ``session`` holds a session's sandbox; ``boundary`` gives the file tools the same
-limits.
+limits. What it blocks and what it cannot: ``docs/sandbox.md``.
 """
 
 from __future__ import annotations

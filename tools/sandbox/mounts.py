@@ -3,12 +3,17 @@
 1. everything read-only (``--ro-bind / /``), a private ``/dev`` and ``/proc``;
 2. the writable set bound read-write: working directories, ``--add-dir`` directories, the
    session's temp dir and ``sandbox.filesystem.allowWrite`` (subdirectories included);
-3. protected paths inside it bound read-only again: ``.git/hooks``, ``.git/config``,
-   ``.claude/``, ``.nerve/``, editor and CI config dirs, settings and shell rc files, Nerve's data
-   dir (its folder-trust store); a missing ``.claude``/``.nerve``/``.git/hooks`` gets an empty
-   stub directory first (``tools.sandbox.stubs``), removed after the command;
-4. ``denyWrite`` bound read-only, ``denyRead`` hidden behind an unreadable (mode 000) empty
-   file or directory, and ``allowRead`` bound back inside a hidden directory.
+3. protected paths inside it bound read-only again: ``.claude/``, ``.nerve/``, editor and CI
+   config dirs, settings and shell rc files, Nerve's data dir (its folder-trust store), what
+   git reads for configuration (``tools.sandbox.gitguard``: ``.git/config``, ``hooks/``,
+   ``commondir``, submodules, ...) and ``denyWrite``; a missing ``.claude``/``.nerve``/``.git``
+   (and a few files inside ``.git``) gets a stub first (``tools.sandbox.stubs``), removed after
+   the command. Every directory between a writable root and a protected path is bound onto
+   itself first: a mount point cannot be renamed or removed (``EBUSY``), so no parent of a
+   protected path can be moved aside and rebuilt with a planted copy inside;
+4. ``denyRead`` hidden behind an unreadable (mode 000) empty file or directory, ``allowRead``
+   bound back inside a hidden directory, then the paths ``Read(...)`` deny rules name hidden
+   the same way (last: no ``allowRead`` re-opens what a deny rule closes).
 
 Only paths that exist are mounted (a missing one would fail every command); globs are expanded
 when the command starts, so a file created later that matches a ``denyRead`` glob is not hidden
@@ -28,12 +33,14 @@ from pathlib import Path
 from typing import Final
 
 from permissions.safety import PROTECTED_FILES
+from tools.sandbox.gitguard import guard_git
 from tools.sandbox.stubs import StubRegistry
 
 __all__ = ["PROTECTED_SUBDIRS", "MountPlan", "expand_patterns", "plan_mounts"]
 
 # Directories read-only inside a writable directory (relative to it); .cargo, .yarn and .mvn
-# are protected from the file tools but hold caches builds must write, so not here.
+# are protected from the file tools but hold caches builds must write, so not here. What git
+# reads (.git/config, .git/hooks, ...) is tools.sandbox.gitguard's.
 PROTECTED_SUBDIRS: Final[tuple[str, ...]] = (
     ".claude",
     ".nerve",
@@ -43,11 +50,9 @@ PROTECTED_SUBDIRS: Final[tuple[str, ...]] = (
     ".devcontainer",
     ".config/git",
     ".config/nerve",
-    ".git/hooks",
-    ".git/config",
 )
 # Missing ones that get a stub (a command could otherwise create them, then code would run).
-_STUBBED: Final[tuple[str, ...]] = (".claude", ".nerve", ".git/hooks")
+_STUBBED: Final[tuple[str, ...]] = (".claude", ".nerve")
 _EXEMPT: Final[tuple[str, ...]] = (".claude/worktrees", ".nerve/worktrees")
 _MAX_MATCHES: Final = 1000
 
@@ -115,6 +120,77 @@ def _protected_in(root: Path, stubs: StubRegistry | None, plan: MountPlan) -> li
     return out
 
 
+def _worktrees(rw: Sequence[Path]) -> list[Path]:
+    """Nerve's own worktrees (``.claude/worktrees/*``): writable working trees of their own."""
+    out: list[Path] = []
+    for exempt in (r / e for r in rw for e in _EXEMPT):
+        try:
+            out += [Path(e.path) for e in os.scandir(exempt) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    return out
+
+
+def _git_paths(
+    rw: Sequence[Path],
+    worktrees: Sequence[Path],
+    stub_at: set[Path],
+    home: Path,
+    stubs: StubRegistry,
+    plan: MountPlan,
+) -> list[Path]:
+    """What git reads, to keep read-only (stubs made and held for the missing ones)."""
+    roots = [(root, root in stub_at) for root in (*rw, *worktrees)]
+    guard = guard_git(roots, lambda p: _under(_real(p), rw), home)
+    plan.notes += guard.notes
+    out = list(guard.read_only)
+    for path, content in guard.stubs.items():
+        if stubs.acquire(path, content):
+            plan.stubs.append(path)
+            out.append(_real(path))
+    return out
+
+
+def _anchors(paths: Iterable[Path], roots: Sequence[Path], keep: set[Path]) -> list[Path]:
+    """The directories strictly between each path and the deepest root above it (parents
+    first), but not those in ``keep`` (bound otherwise)."""
+    out: dict[Path, None] = {}
+    for path in paths:
+        above = [r for r in roots if path != r and path.is_relative_to(r)]
+        if not above:
+            continue
+        root = max(above, key=lambda r: len(r.parts))
+        for parent in reversed(path.parents):
+            if parent.is_relative_to(root) and parent != root and parent not in keep:
+                out[parent] = None
+    return sorted(out, key=lambda p: len(p.parts))
+
+
+def _bind_read_only(plan: MountPlan, paths: list[Path], roots: Sequence[Path]) -> None:
+    """Pin the parents (bound onto themselves, still writable), then the paths read-only."""
+    for anchor in _anchors(paths, roots, set(paths)):
+        plan.args += ["--bind", str(anchor), str(anchor)]
+    for path in sorted(paths, key=lambda p: len(p.parts)):
+        plan.args += ["--ro-bind", str(path), str(path)]
+
+
+def _hide(
+    plan: MountPlan, paths: Iterable[Path], void: Callable[[], int], reopen: Sequence[Path] = ()
+) -> list[Path]:
+    """Hide each path; returns the directories, whose empty tmpfs the caller makes read-only
+    once anything re-opened inside has its mount point (bubblewrap makes it in the tmpfs).
+    A directory with something re-opened inside may be passed through, not listed (0111)."""
+    dirs: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            mode = "0111" if any(r.is_relative_to(path) for r in reopen) else "0000"
+            plan.args += ["--perms", mode, "--tmpfs", str(path)]
+            dirs.append(path)
+        else:
+            plan.args += ["--perms", "0000", "--ro-bind-data", str(void()), str(path)]
+    return dirs
+
+
 def plan_mounts(
     *,
     writable: Sequence[Path],
@@ -125,10 +201,14 @@ def plan_mounts(
     protect: Sequence[Path],
     void: Callable[[], int],
     stubs: StubRegistry,
+    home: Path | None = None,
+    deny_read_rules: Iterable[Path] = (),
 ) -> MountPlan:
     """The mount arguments (see the module docstring). ``protect`` are extra directories to
     keep read-only (the home directory, for its rc files; Nerve's data dir); ``void()`` opens a
-    descriptor that reads as empty (``/dev/null``) for each hidden file (bubblewrap closes it)."""
+    descriptor that reads as empty (``/dev/null``) for each hidden file (bubblewrap closes it);
+    ``home`` is where the user's git config lives; ``deny_read_rules`` are the existing paths
+    ``Read(...)`` deny rules name (``tools.sandbox.readrules``)."""
     plan = MountPlan()
     rw = list(dict.fromkeys(_real(p) for p in writable if p.exists()))
     for path in rw:
@@ -141,18 +221,26 @@ def plan_mounts(
         ro += _protected_in(root, stubs if root in stub_at else None, plan)
     ro += [_real(p) for p in protect if p.exists() and _under(_real(p), rw) and _real(p) not in rw]
     ro += [p for p in (_real(p) for p in expand_patterns(deny_write)) if _under(p, rw)]
-    for path in dict.fromkeys(ro):
-        plan.args += ["--ro-bind", str(path), str(path)]
-    for exempt in (r / e for r in rw for e in _EXEMPT):
-        if exempt.is_dir():
-            plan.args += ["--bind", str(exempt), str(exempt)]
-    hidden = list(dict.fromkeys(_real(p) for p in expand_patterns(deny_read)))
-    for path in hidden:
-        if path.is_dir():
-            plan.args += ["--perms", "0000", "--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
-            plan.args += ["--perms", "0000", "--ro-bind-data", str(void()), str(path)]
-    for path in (_real(p) for p in expand_patterns(allow_read)):
-        if _under(path, hidden) and path not in hidden:
-            plan.args += ["--bind" if _under(path, rw) else "--ro-bind", str(path), str(path)]
+    worktrees = [_real(w) for w in _worktrees(rw)]
+    for tree in worktrees:
+        ro += _protected_in(tree, None, plan)
+    ro += _git_paths(rw, worktrees, stub_at, home or Path.home(), stubs, plan)
+    ro = list(dict.fromkeys(_real(p) for p in ro))
+    # Nerve's worktrees are writable again inside a read-only .claude/.nerve, so what is
+    # protected inside them is bound after them
+    exempt = [e for e in (r / name for r in rw for name in _EXEMPT) if e.is_dir()]
+    _bind_read_only(plan, [p for p in ro if not _under(p, exempt)], rw)
+    for path in exempt:
+        plan.args += ["--bind", str(path), str(path)]
+    _bind_read_only(plan, [p for p in ro if _under(p, exempt)], exempt)
+    # a dangling link hides nothing, and a mount on its missing target would fail every command
+    hidden = [p for p in dict.fromkeys(_real(p) for p in expand_patterns(deny_read)) if p.exists()]
+    reopen = [p for p in (_real(p) for p in expand_patterns(allow_read)) if p not in hidden]
+    reopen = [p for p in dict.fromkeys(reopen) if _under(p, hidden)]
+    empty = _hide(plan, hidden, void, reopen)
+    for path in reopen:
+        plan.args += ["--bind" if _under(path, rw) else "--ro-bind", str(path), str(path)]
+    empty += _hide(plan, dict.fromkeys(_real(p) for p in deny_read_rules if p.exists()), void)
+    for path in empty:
+        plan.args += ["--remount-ro", str(path)]  # not recursive: re-opened mounts keep theirs
     return plan

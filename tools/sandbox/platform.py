@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from tools.sandbox.seccomp import unix_socket_filter
+from tools.sandbox.seccomp import sandbox_filter
 
 __all__ = [
     "Availability",
@@ -37,7 +37,7 @@ class Availability:
     ok: bool
     reason: str = ""
     missing: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()  # works, but with a limit (no unix-socket filter, no relay)
+    notes: tuple[str, ...] = ()  # works, but with a limit (no seccomp filter, no relay)
 
 
 class Backend(Protocol):
@@ -98,7 +98,7 @@ class Bubblewrap:
             "--cap-drop",
             "ALL",
         ]
-        program = unix_socket_filter()
+        program = sandbox_filter()
         r = w = -1
         try:
             if program is not None:
@@ -132,7 +132,10 @@ class Bubblewrap:
         notes: list[str] = []
         missing: list[str] = []
         if program is None:
-            notes.append(f"no unix-socket filter for {os.uname().machine}: unix sockets stay open")
+            notes.append(
+                f"no seccomp filter for {os.uname().machine}: unix sockets, io_uring and new "
+                "namespaces stay open"
+            )
         if os.geteuid() != 0 and (self.socat is None or self.nsenter is None):
             missing.append("socat" if self.socat is None else "util-linux (nsenter)")
             notes.append("no network relay: sandboxed commands get no network at all")

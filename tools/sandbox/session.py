@@ -24,7 +24,8 @@ from tools.sandbox.netns import PROXY_PORT, Handshake, Relay, handshake, start_r
 from tools.sandbox.platform import Availability, Backend, Bubblewrap, backend_for, minimal_dev_args
 from tools.sandbox.policy import Confinement, confinement
 from tools.sandbox.proxy import DomainGate, Proxy
-from tools.sandbox.seccomp import unix_socket_filter
+from tools.sandbox.readrules import DeniedReads
+from tools.sandbox.seccomp import sandbox_filter
 from tools.sandbox.settings import SandboxConfig
 from tools.sandbox.stubs import StubRegistry
 
@@ -208,8 +209,11 @@ class SandboxSession:
         working_dirs: Sequence[Path],
         env: dict[str, str],
         gate: DomainGate,
+        reads: DeniedReads | None = None,
     ) -> PreparedRun:
-        """The sandboxed form of ``inner`` (a ``bash -c`` argv). Raises ``OSError``."""
+        """The sandboxed form of ``inner`` (a ``bash -c`` argv). Raises ``OSError``.
+        ``reads``: what the call's ``Read(...)`` deny rules match (``denied_reads``, a walk
+        the caller runs off the event loop), hidden from the command like ``denyRead``."""
         from tools.sandbox.mounts import plan_mounts
 
         backend = self.backend
@@ -223,6 +227,8 @@ class SandboxSession:
             child_fds.append(fd)
             return fd
 
+        reads = reads or DeniedReads()
+        plan = None
         try:
             plan = plan_mounts(
                 writable=[*working_dirs, tmp, *self.config.allow_write],
@@ -233,6 +239,8 @@ class SandboxSession:
                 protect=[self.home, *self.protect],
                 void=void,
                 stubs=self.stubs,
+                home=self.home,
+                deny_read_rules=reads.paths,
             )
             info_r, info_w = os.pipe()
             block_r, block_w = os.pipe()
@@ -258,7 +266,9 @@ class SandboxSession:
                 "--block-fd",
                 str(block_r),
             ]
-            program = None if self.config.allow_all_unix_sockets else unix_socket_filter()
+            # allowAllUnixSockets lifts only the unix-socket rule: io_uring, namespaces and
+            # mounts stay refused
+            program = sandbox_filter(unix_sockets=self.config.allow_all_unix_sockets)
             if program is not None:
                 sec_r, sec_w = os.pipe()
                 os.write(sec_w, program)
@@ -268,6 +278,8 @@ class SandboxSession:
         except BaseException:
             for fd in (*child_fds, *own_fds):
                 os.close(fd)
+            if plan is not None:
+                self.stubs.release(plan.stubs)
             raise
         proxy = Proxy(gate, self.config.http_proxy_port)
         return PreparedRun(
@@ -275,7 +287,7 @@ class SandboxSession:
             env=sandbox_env(env, tmp, network=True),
             pass_fds=tuple(child_fds),
             proxy=proxy,
-            notices=list(plan.notes),
+            notices=[*plan.notes, *reads.notes],
             _session=self,
             _child_fds=child_fds,
             _own_fds=own_fds,

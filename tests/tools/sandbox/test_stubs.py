@@ -65,3 +65,40 @@ def test_the_next_start_removes_a_crashed_owners_stubs(tmp_path: Path) -> None:
     assert stub.is_dir()
     assert sweep_dead_journals(journals) == [stub]
     assert not stub.exists() and list(journals.iterdir()) == []
+
+
+def test_a_file_stub_holds_its_content_and_goes_only_if_unchanged(tmp_path: Path) -> None:
+    reg = StubRegistry(tmp_path / "journals")
+    git = tmp_path / ".git"
+    git.mkdir()
+    commondir, worktree = git / "commondir", git / "config.worktree"
+    assert reg.acquire(commondir, b".\n") and reg.acquire(worktree, b"")
+    assert commondir.read_bytes() == b".\n" and worktree.read_bytes() == b""
+    worktree.write_bytes(b"[user]\n")  # changed from outside meanwhile: the user's now
+    reg.release([commondir, worktree])
+    assert not commondir.exists() and worktree.read_bytes() == b"[user]\n"
+
+
+FILE_CRASHER = """
+import os, sys
+from pathlib import Path
+from tools.sandbox.stubs import StubRegistry
+StubRegistry(Path(sys.argv[1])).acquire(Path(sys.argv[2]), b".\\n")
+print("held", flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+def test_the_next_start_removes_a_crashed_owners_file_stub(tmp_path: Path) -> None:
+    journals, stub = tmp_path / "journals", tmp_path / ".git" / "commondir"
+    stub.parent.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(REPO), NERVE_DATA_DIR=str(tmp_path / "data"))
+    proc = subprocess.run(
+        [sys.executable, "-c", FILE_CRASHER, str(journals), str(stub)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.stdout.strip() == "held" and stub.read_bytes() == b".\n"
+    assert sweep_dead_journals(journals) == [stub]
+    assert not stub.exists() and list(journals.iterdir()) == []

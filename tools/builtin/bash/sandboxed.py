@@ -8,6 +8,7 @@ same for a background task, which cannot ask: a new domain is refused and noted 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from tools.builtin.bash.runner import RunOutcome, run_in_group
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.sandbox import SandboxSession, get_sandbox
 from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
+from tools.sandbox.readrules import denied_reads
 
 __all__ = ["run_command", "session_env", "start_task"]
 
@@ -104,6 +106,7 @@ async def run_command(
         working_dirs=ctx.permissions.working_dirs,
         env=session_env(ctx),
         gate=_gate(ctx, sandbox, command, background=False),
+        reads=await asyncio.to_thread(denied_reads, ctx.permissions),
     )
     try:
         return await run_in_group(
@@ -149,6 +152,7 @@ async def start_task(
         working_dirs=ctx.permissions.working_dirs,
         env=session_env(ctx),
         gate=_gate(ctx, sandbox, command, background=True),
+        reads=await asyncio.to_thread(denied_reads, ctx.permissions),
     )
 
     async def after_spawn(pid: int, task: Any) -> None:
