@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from permissions.bash.substitutions import find_substitutions, has_trigger
+from permissions.bash.substitutions import find_substitutions, has_trigger, hidden_expansion
 from permissions.bash.validators import test_operands_safe
 
 __all__ = [
@@ -110,12 +110,17 @@ def _hidden(w: Walk, leaf: Any, dquoted: bool) -> None:
     if leaf.type in ("raw_string", "ansi_c_string") and not dquoted:
         return  # single quotes bash honours: nothing in them runs
     text = w.text(leaf)
-    if not has_trigger(text):
+    if "$" not in text and "`" not in text:
         return
+    if hidden_expansion(text):
+        # `${HOME%%${a[x]}}`: a subscript (arithmetic) tree-sitter did not see
+        w.add_problem(f"{text[:40]!r} holds an expansion the analysis does not model")
     pending = find_substitutions(text, dquoted=dquoted)
+    # backquotes in a heredoc's text are tree-sitter's habit: parsed here, and modelled
+    habit = leaf.type in ("heredoc_content", "heredoc_body")
     while pending:
         found = pending.pop()
-        if found.kind != "`":  # backquotes in a token are tree-sitter's habit, modelled here
+        if found.kind != "`" or not habit:
             w.add_problem(f"{text[:40]!r} holds a substitution the analysis does not model")
         if found.kind == "$[":
             pending.extend(find_substitutions(found.body))
@@ -123,14 +128,41 @@ def _hidden(w: Walk, leaf: Any, dquoted: bool) -> None:
             w.nested_script(found.body)
 
 
+def _data_in_scope(w: Walk) -> str | None:
+    """A variable of the script that holds data (a loop over file names or output), if any."""
+    for name in w.tainted:
+        if name not in DATA_VARIABLES:
+            return name
+    for name, (value, glob, _unquoted) in w.bound.items():
+        if glob or not test_operands_safe([value]):
+            return name
+    return None
+
+
+def _computed(node: Any) -> bool:
+    """A ``${...}`` whose value is computed (a substring, a replacement, a transform, an
+    indirection, a default): any text, so any name. ``${x}``, ``${a[i]}`` and the lengths
+    ``${#x}``/``${#a[@]}`` are not."""
+    kinds = [c.type for c in node.children]
+    core = kinds[1:-1]
+    if core[:1] == ["#"]:
+        core = core[1:]
+    return core not in (["variable_name"], ["special_variable_name"], ["subscript"])
+
+
 def _taint(w: Walk, node: Any) -> str | None:
-    """Why bash could find data (not the command's own text) in ``node``."""
+    """Why bash could find data (not the command's own text) in ``node``. Bash evaluates a
+    variable's value as arithmetic again, so once a variable of the script holds data, any
+    variable read here could lead to it (``EDITOR=vim``: ``$((EDITOR))`` reads ``$vim``)."""
+    data = _data_in_scope(w)
     stack = [node]
     while stack:
         n = stack.pop()
         t = n.type
         if t in _SUBSTITUTIONS:
             return "the output of a command"
+        if t == "expansion" and _computed(n):
+            return f"the computed value {w.text(n)[:30]!r}"
         if n.child_count == 0 and n.is_named:
             text = w.text(n)
             if has_trigger(text):
@@ -139,9 +171,8 @@ def _taint(w: Walk, node: Any) -> str | None:
             for name in _IDENTIFIER.findall(text) if t in _NAMING else ():
                 if name in w.tainted:
                     return f"${name}"
-                bound = w.bound.get(name)
-                if bound is not None and (bound[1] or not test_operands_safe([bound[0]])):
-                    return f"${name}"
+                if data is not None:
+                    return f"${name}, which may lead to ${data}"
         stack.extend(n.children)
     return None
 

@@ -19,7 +19,14 @@ from typing import NamedTuple
 
 from permissions.bash.words import backtick_bodies
 
-__all__ = ["TRIGGERS", "Found", "every_body", "find_substitutions", "has_trigger"]
+__all__ = [
+    "TRIGGERS",
+    "Found",
+    "every_body",
+    "find_substitutions",
+    "has_trigger",
+    "hidden_expansion",
+]
 
 # What can start a substitution: if none of these is in a text, nothing in it runs.
 TRIGGERS = ("$(", "`", "<(", ">(", "$[")
@@ -35,6 +42,18 @@ class Found(NamedTuple):
 
 def has_trigger(text: str) -> bool:
     return any(t in text for t in TRIGGERS)
+
+
+def hidden_expansion(text: str) -> bool:
+    """An unescaped ``${`` in ``text``: a parameter expansion (with its subscripts and
+    operands) inside a token tree-sitter did not parse."""
+    i = text.find("${")
+    while i >= 0:
+        slashes = len(text[:i]) - len(text[:i].rstrip("\\"))
+        if slashes % 2 == 0:
+            return True
+        i = text.find("${", i + 2)
+    return False
 
 
 def _skip_quoted(text: str, i: int) -> int:

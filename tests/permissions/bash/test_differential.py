@@ -40,6 +40,11 @@ KNOWN = [
     "for x in *; do echo ${a[x]}; done",
     "for x in $(cat f); do echo $((x)); done",
     "echo 'a[$(touch ../CANARY)]' && echo $((_))",
+    # found by the long run: a computed name, and an expansion hidden in an operand
+    "for x in *; do echo ${a[${HOME@a}]}; done",
+    'echo "${HOME%%${a[{a,${!a[`cat f`]}}]}}"',
+    "(( $['${!a[$(touch ../CANARY)]}'] ))",
+    "cat <<EOF\n$(($'$(\ntouch ../CANARY\n)'))\nEOF",
 ]
 
 

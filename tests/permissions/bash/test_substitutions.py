@@ -83,6 +83,9 @@ def test_text_bash_never_runs_stays_plain(command: str, tmp_path: Path) -> None:
         "for x in *; do echo ${x@P}; done",
         "for x in $(cat f); do [[ $x -eq 1 ]]; done",
         "echo 'a[$(id)]' && echo $((_))",
+        "for x in *; do echo ${a[${HOME@a}]}; done",
+        "for vim in *; do echo $((EDITOR)); done",
+        "echo $(( ${HOME:5:1} ))",
     ],
 )
 def test_data_evaluated_as_arithmetic_or_a_name_asks(command: str, tmp_path: Path) -> None:
@@ -99,6 +102,8 @@ def test_data_evaluated_as_arithmetic_or_a_name_asks(command: str, tmp_path: Pat
         "for x in a b; do echo $((x)); done",
         "[[ $N -eq 1 ]]",
         "echo ${a[0]}",
+        "echo $(( ${#a[@]} - 1 ))",
+        "echo ${x#$y}",
     ],
 )
 def test_arithmetic_of_the_environment_and_literals_stays_allowed(
