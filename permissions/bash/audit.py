@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from permissions.bash.substitutions import find_substitutions, has_trigger, hidden_expansion
-from permissions.bash.validators import test_operands_safe
 
 __all__ = [
     "DATA_VARIABLES",
@@ -30,6 +29,7 @@ __all__ = [
     "check_arithmetic",
     "check_arithmetic_tests",
     "check_expansion",
+    "is_data",
 ]
 
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
@@ -49,6 +49,8 @@ _QUOTE_LIKE = frozenset(
     {"string", "translated_string", "heredoc_body", "arithmetic_expansion", "subscript"}
     | {"c_style_for_statement"}
 )
+# a literal value bash would expand again where it evaluates it (a subscript, `${v@P}`)
+_SUSPECT = re.compile(r"[$`\[]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAMING = frozenset({"variable_name", "special_variable_name", "word"})
 _OFFSET = ":"  # `${x:off:len}`: the operands after a bare `:` are arithmetic
@@ -110,7 +112,7 @@ def _hidden(w: Walk, leaf: Any, dquoted: bool) -> None:
     if leaf.type in ("raw_string", "ansi_c_string") and not dquoted:
         return  # single quotes bash honours: nothing in them runs
     text = w.text(leaf)
-    if "$" not in text and "`" not in text:
+    if "$" not in text and not has_trigger(text):
         return
     if hidden_expansion(text):
         # `${HOME%%${a[x]}}`: a subscript (arithmetic) tree-sitter did not see
@@ -128,13 +130,19 @@ def _hidden(w: Walk, leaf: Any, dquoted: bool) -> None:
             w.nested_script(found.body)
 
 
+def is_data(value: str, glob: bool) -> bool:
+    """Is a loop word's value data where bash evaluates it: file names (a glob), or a literal
+    bash would expand again in a subscript or a prompt (``$``, a backquote, ``[``)."""
+    return glob or _SUSPECT.search(value) is not None
+
+
 def _data_in_scope(w: Walk) -> str | None:
     """A variable of the script that holds data (a loop over file names or output), if any."""
     for name in w.tainted:
         if name not in DATA_VARIABLES:
             return name
     for name, (value, glob, _unquoted) in w.bound.items():
-        if glob or not test_operands_safe([value]):
+        if is_data(value, glob):
             return name
     return None
 

@@ -18,6 +18,7 @@ from permissions.bash.audit import (
     check_arithmetic,
     check_arithmetic_tests,
     check_expansion,
+    is_data,
 )
 from permissions.bash.loops import MAX_LOOP_WALKS, body_keeps, loop_words
 from permissions.bash.script import (
@@ -66,6 +67,7 @@ class _Walker:
         # loop variables whose values are data (file names, command output): bash evaluates a
         # value like `a[$(cmd)]` when it is used as arithmetic or as a name (`${!v}`)
         self.tainted: set[str] = set(DATA_VARIABLES)
+        self.loop_names: set[str] = set()  # every for loop's variable (`for HOME in ./d`)
 
     def text(self, node: Any) -> str:
         if self.source is not None:
@@ -307,6 +309,7 @@ class _Walker:
         var = node.child_by_field_name("variable")
         body = node.child_by_field_name("body")
         name = self.text(var) if var is not None else ""
+        self.loop_names.add(name)
         values = node.children_by_field_name("value")
         words = (
             loop_words(values, self.word, ifs_untouched=b"IFS" not in self.src)
@@ -318,7 +321,7 @@ class _Walker:
             or self.loop_walks + len(words) > MAX_LOOP_WALKS
             or not body_keeps(body, name, words, self.text, self.functions)
         ):
-            if not words or any(b[1] or not test_operands_safe([b[0]]) for b in words):
+            if not words or any(is_data(b[0], b[1]) for b in words):
                 self.tainted.add(name)  # file names or command output: data
             self.sub_walk(node)
             return
@@ -437,6 +440,7 @@ def _parse(command: str) -> ParsedScript:
         frozenset(walker.functions),
         tuple(walker.vars.items()),
         tuple(walker.problems),
+        frozenset(walker.loop_names),
     )
 
 

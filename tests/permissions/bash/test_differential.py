@@ -45,6 +45,8 @@ KNOWN = [
     'echo "${HOME%%${a[{a,${!a[`cat f`]}}]}}"',
     "(( $['${!a[$(touch ../CANARY)]}'] ))",
     "cat <<EOF\n$(($'$(\ntouch ../CANARY\n)'))\nEOF",
+    "[[ x =~ >(touch ../CANARY) ]]",
+    "for x in $'@($(\ntouch ../CANARY\n))'; do echo ${x@P}; done",
 ]
 
 
