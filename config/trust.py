@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from config.safe_git import safe_git_argv
+
 __all__ = [
     "KEPT_KEYS",
     "KEPT_PERMISSION_KEYS",
@@ -155,8 +157,8 @@ def local_file_is_users(path: Path, root: Path) -> bool:
     Nerve writes "don't ask again" rules there, so in a git work tree an *untracked* file is the
     user's. A tracked one came with the repository, and outside a work tree (a downloaded
     archive) nobody can tell: both count as project files (fail closed). Git runs without the
-    repository's fsmonitor hook (a checked-out ``.git/config`` could name any command) and
-    without optional index locks.
+    repository's fsmonitor, hooks or implicit bare repositories (a checked-out ``.git/config``
+    could name any command: ``config.safe_git``) and without optional index locks.
     """
     try:
         rel = os.path.relpath(path, root)
@@ -168,7 +170,7 @@ def local_file_is_users(path: Path, root: Path) -> bool:
     env["GIT_OPTIONAL_LOCKS"] = "0"
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "-C", str(root), "ls-files", "-z", "--", rel],
+            safe_git_argv("ls-files", "-z", "--", rel, cwd=root),
             capture_output=True,
             env=env,
             timeout=_GIT_TIMEOUT_S,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.customize.memory import load_memory_files, render_memory
+from config.safe_git import safe_git_argv
 
 __all__ = ["Environment", "build_system_prompt", "gather_environment"]
 
@@ -48,7 +49,7 @@ class Environment:
 def _git(cwd: Path, *args: str) -> str | None:
     try:
         out = subprocess.run(
-            ["git", *args],
+            safe_git_argv(*args),  # the project's .git/config may name programs: pinned off
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -79,7 +80,9 @@ def _git_probe(cwd: Path) -> tuple[bool, str | None, str | None]:
     separately, as before, and the status is left out."""
     try:
         out = subprocess.run(
-            ["git", "status", "--short", "--branch"],
+            # runs at every start, before the user is asked anything: a core.fsmonitor (or
+            # hook) in the project's .git/config must not run (config.safe_git)
+            safe_git_argv("status", "--short", "--branch"),
             cwd=cwd,
             capture_output=True,
             text=True,

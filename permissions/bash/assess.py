@@ -175,6 +175,7 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
     if rule is not None:
         return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
     state = WalkState(ctx)
+    state.git_env.extend(script.loop_variables)  # `for HOME in ./d; do git log; done`
     paths = PathWalk(ctx, command)
     used_rules: list[PermissionRule] = []
     needing: list[CommandFacts] = []

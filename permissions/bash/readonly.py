@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from permissions.bash.git import git_env_var
 from permissions.bash.validators import VALIDATORS
 
 __all__ = ["PROGRAMS", "SAFE_ENV_VARS", "ProgramSpec", "is_read_only_argv", "safe_env_var"]
@@ -118,6 +119,10 @@ SAFE_ENV_VARS = frozenset(
 
 
 def safe_env_var(name: str) -> bool:
+    # A variable git reads (GIT_*, HOME, XDG_CONFIG_HOME, PAGER, ...) is never safe, whatever
+    # the table above says: it could point git at configuration the model wrote.
+    if git_env_var(name):
+        return False
     return name in SAFE_ENV_VARS or name.startswith("LC_")
 
 

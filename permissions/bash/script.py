@@ -83,6 +83,8 @@ class ParsedScript:
     variables: tuple[tuple[str, str], ...] = ()
     # what the analysis could not model although the command parsed: each asks
     problems: tuple[str, ...] = ()
+    # the variables for loops assign (they reach the commands in the loop's body)
+    loop_variables: frozenset[str] = frozenset()
 
 
 _KEEP: Any = object()

@@ -17,6 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from config.safe_git import safe_git_argv
+
 __all__ = [
     "WORKTREES_DIR",
     "WorktreeChanges",
@@ -83,7 +85,9 @@ class WorktreeChanges:
 def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     try:
         proc = subprocess.run(
-            ["git", "-C", str(cwd), *args],
+            # no fsmonitor, no hooks, no implicit bare repository: these runs follow a tool
+            # call, and the repository's config or hooks directory may be the model's (safe_git)
+            safe_git_argv(*args, cwd=cwd),
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,

@@ -16,6 +16,13 @@ its group is recorded so that the next Nerve start ends it (``tools/builtin/reap
 A process that calls ``setsid`` itself (``setsid sleep 100 &``) leaves the group. Where cgroups
 are writable the command runs in a transient scope of its own (``tools.containment``) that is
 killed with it; elsewhere the escapee lives until Nerve exits (the owner-marker sweep).
+
+Every command runs with ``core.fsmonitor=false`` in git's command scope (GIT_CONFIG_COUNT/
+KEY_n/VALUE_n): the permission engine auto-allows git reads only in the session's own
+repository, and this keeps a repository planted behind its back (by a background job, between
+the check and the run) from starting its fsmonitor program. Only that key: it changes no
+result, where pinning hooks or the bare-repository rule would change what the user's own
+commands and tests do (``config.safe_git.pin_git_env``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from config.safe_git import pin_git_env
 from tools.builtin.owners import note_group, owner_env
 from tools.containment import Scope, new_scope
 from tools.context import AbortSignal
@@ -178,7 +186,9 @@ async def run_in_group(
             stdout=w,
             stderr=w,
             cwd=str(cwd),
-            env=owner_env(env),  # marks the group as ours for the reaper (tools/builtin/reaper.py)
+            # owner markers: the group is ours for the reaper (tools/builtin/reaper.py); and
+            # core.fsmonitor=false for every git the command runs (config.safe_git.pin_git_env)
+            env=pin_git_env(owner_env(env)),
             start_new_session=True,
             pass_fds=pass_fds,
         )

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from config.safe_git import pin_git_env
 from permissions.types import Decision, PermissionMode, ReasonKind, RuleValue, Verdict
 from tools.builtin.bash.runner import RunOutcome, run_in_group
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
@@ -25,9 +26,10 @@ __all__ = ["run_command", "session_env", "start_task"]
 
 
 def session_env(ctx: ToolUseContext) -> dict[str, str]:
-    """The session environment (settings ``env`` over the shell's) a command runs in."""
+    """The session environment (settings ``env`` over the shell's) a command runs in, with
+    ``core.fsmonitor=false`` pinned for every git it runs (background tasks too)."""
     environ = ctx.options.environ
-    return dict(os.environ if environ is None else environ)
+    return pin_git_env(os.environ if environ is None else environ)
 
 
 def _ask(ctx: ToolUseContext, command: str) -> NetworkAsk:
