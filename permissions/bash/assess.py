@@ -228,7 +228,8 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
             )
         )
     if paths.ask is not None:
-        return finish(paths.ask)
+        # a read-only `grep -r` over a folder a Read rule may cover asks in plan mode too
+        return finish(paths.ask, all_read_only and not problems and not state.safety)
     if network:
         state.safety.append(SafetyCheck("uses a /dev/tcp or /dev/udp network redirect"))
     outside = bool(paths.outside)

@@ -15,9 +15,18 @@ cancels the pattern operand (``rg --files``); ``stop`` ends the path operands (`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["SPECS", "OperandSpec"]
+__all__ = [
+    "NAMES_ONLY",
+    "NAMES_ONLY_EXEC",
+    "RECURSIVE",
+    "RECURSIVE_READERS",
+    "SPECS",
+    "TAR_PROGRAMS",
+    "OperandSpec",
+    "RecursiveSpec",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,3 +190,114 @@ SPECS: dict[str, OperandSpec] = {
     ".": _spec(first_only=True),
     "pushd": _spec(first_only=True, plus_operands=False),
 }
+
+
+# ---------------------------------------------------------------- recursive reads
+#
+# A ``Read`` deny rule guards the *contents* of files. A program handed a folder that reads the
+# contents of everything below it (``grep -r x .``) may read a file such a rule covers without
+# naming it: the path check then asks (``permissions.bash.pathcheck``). Programs that print only
+# names, sizes or other metadata of what is below a folder (``ls -R``, ``find`` without
+# ``-exec``, ``tree``, ``du``, ``fd`` without ``-x``, ``rg --files``) are left out on purpose: a
+# Read rule never hid names (``ls secrets`` is allowed too), and asking for every ``ls -R``
+# would make the rule a nuisance.
+
+
+@dataclass(frozen=True, slots=True)
+class RecursiveSpec:
+    """How one program reads the contents of whole folders.
+
+    ``flags``: options that make it recurse (``-r``, ``--recursive``); empty: it always does.
+    ``flag_values``: an option whose value makes it recurse (``grep -d recurse``).
+    ``names_only``: options under which it reads no contents at all (``rg --files``).
+    ``values``: option shapes (as in :class:`OperandSpec`) of a program without an operand
+    table in ``SPECS``. ``sources``: which operands it reads: ``all``, ``but_last`` (``cp SRC...
+    DEST``; all of them with ``target``), ``after_first`` (``zip ARCHIVE FILE...``).
+    ``default_cwd``: with no folder operand it reads the working directory (``rg x``).
+    ``remote``: ``host:path`` operands are on another machine, not local paths.
+    ``target``: options naming the destination, so that every operand is a source.
+    ``stdin_first``: with no folder operand it reads stdin instead when that is a pipe or a
+    file (ripgrep; the Bash tool's own stdin is /dev/null, so ``rg x`` alone reads ``.``).
+    """
+
+    flags: frozenset[str]
+    flag_values: dict[str, str] = field(default_factory=dict)
+    names_only: frozenset[str] = frozenset()
+    values: dict[str, str] = field(default_factory=dict)
+    sources: str = "all"
+    default_cwd: bool = False
+    remote: bool = False
+    target: frozenset[str] = frozenset()
+    stdin_first: bool = False
+
+
+_GREP_RECURSIVE = RecursiveSpec(
+    frozenset({"-r", "-R", "--recursive", "--dereference-recursive"}),
+    {"-d": "recurse", "--directories": "recurse"},
+    default_cwd=True,  # GNU grep -r without a file searches "."
+)
+
+RECURSIVE: dict[str, RecursiveSpec] = {
+    "grep": _GREP_RECURSIVE,
+    "egrep": _GREP_RECURSIVE,
+    "fgrep": _GREP_RECURSIVE,
+    "rg": RecursiveSpec(
+        frozenset(),  # ripgrep always recurses
+        names_only=frozenset(
+            {"--files", "--type-list", "-h", "--help", "-V", "--version", "--pcre2-version"}
+            | {"--generate"}
+        ),
+        default_cwd=True,
+        stdin_first=True,
+    ),
+    "diff": RecursiveSpec(frozenset({"-r", "--recursive"})),
+    # Not read-only, so they ask in the default mode anyway; but acceptEdits allows `cp -r`
+    # inside the working dirs and bypass allows all four: the copy could then be read.
+    "cp": RecursiveSpec(
+        frozenset({"-r", "-R", "-a", "--recursive", "--archive"}),
+        values=_o("-S:v -t:v --suffix:v --target-directory:v"),
+        sources="but_last",
+        target=frozenset({"-t", "--target-directory"}),
+    ),
+    "rsync": RecursiveSpec(
+        frozenset({"-r", "-a", "--recursive", "--archive"}),
+        values=_o(
+            "-e:v -f:v -B:v -T:v -M:v --rsh:v --filter:v --exclude:v --include:v "
+            "--exclude-from:v --include-from:v --files-from:i --rsync-path:v --log-file:v "
+            "--password-file:v --temp-dir:v --compare-dest:v --copy-dest:v --link-dest:v "
+            "--backup-dir:v --suffix:v --chmod:v --chown:v --timeout:v --contimeout:v "
+            "--port:v --bwlimit:v --max-size:v --min-size:v --partial-dir:v --out-format:v "
+            "--block-size:v --remote-option:v --info:v --debug:v --usermap:v --groupmap:v "
+            "--iconv:v --max-delete:v --modify-window:v --compress-level:v --skip-compress:v "
+            "--sockopts:v --address:v --protocol:v --write-batch:v --read-batch:v "
+            "--only-write-batch:v --checksum-choice:v --compress-choice:v --log-file-format:v"
+        ),
+        sources="but_last",
+        remote=True,
+    ),
+    "scp": RecursiveSpec(
+        frozenset({"-r"}),
+        values=_o("-c:v -D:v -F:v -i:v -J:v -l:v -o:v -P:v -S:v -X:v"),
+        sources="but_last",
+        remote=True,
+    ),
+    "zip": RecursiveSpec(
+        frozenset({"-r", "-R", "--recurse-paths", "--recurse-patterns"}),
+        values=_o("-b:v -n:v -t:v -P:v -O:v -Z:v --out:v --password:v --temp-path:v --suffixes:v"),
+        sources="after_first",
+    ),
+}
+
+# Read folders recursively too, with grammars of their own (permissions.bash.recursive):
+# `tar c` (and r/u/A), `git grep`, `find ... -exec`, `fd ... -x`.
+TAR_PROGRAMS = frozenset({"tar", "gtar", "bsdtar"})
+RECURSIVE_READERS: frozenset[str] = frozenset(RECURSIVE) | TAR_PROGRAMS | {"git", "find", "fd"}
+
+# Programs of SPECS whose operands are read for names or metadata only: a glob operand of
+# theirs reaching a Read-denied file reveals no contents (`ls secrets/*` is judged as a path,
+# as before, but its pattern is not matched against the rules).
+NAMES_ONLY = frozenset(
+    {"ls", "tree", "du", "stat", "realpath", "readlink", "cd", "pushd", "find", "fd", "date"}
+)
+# Programs `find -exec` / `fd -x` may run on each file without reading its contents.
+NAMES_ONLY_EXEC = NAMES_ONLY | {"echo", "printf", "basename", "dirname", "true", "test", "["}

@@ -14,7 +14,14 @@ from typing import NamedTuple
 
 from permissions.bash.operand_specs import SPECS, OperandSpec
 
-__all__ = ["SPECS", "Operand", "OperandSpec", "looks_like_path", "scan_operands"]
+__all__ = [
+    "SPECS",
+    "Operand",
+    "OperandSpec",
+    "full_long",
+    "looks_like_path",
+    "scan_operands",
+]
 
 
 class Operand(NamedTuple):
@@ -52,11 +59,18 @@ def looks_like_path(value: str) -> bool:
 
 
 def _long(spec: OperandSpec, name: str) -> str | None:
-    shape = spec.options.get(name)
-    if shape is not None or len(name) < 4:
-        return shape
-    hits = [k for k in spec.options if k.startswith(name) and k.startswith("--")]
-    return spec.options[hits[0]] if len(hits) == 1 else None  # GNU unique prefixes
+    full = full_long(spec.options, name)
+    return None if full is None else spec.options[full]
+
+
+def full_long(options: dict[str, str], name: str) -> str | None:
+    """The long option ``name`` stands for: itself, or the one it is a unique prefix of."""
+    if name in options:
+        return name
+    if len(name) < 4:
+        return None
+    hits = [k for k in options if k.startswith(name) and k.startswith("--")]
+    return hits[0] if len(hits) == 1 else None  # GNU unique prefixes
 
 
 class _Scan:

@@ -7,6 +7,11 @@ A ``Read`` deny rule on a path read (or written) denies the command, an ask rule
 ``Edit`` deny rule on a path written denies it. A path that cannot be known (``$X/f``,
 ``~user``, a relative path after ``cd "$D"``) makes the analysis not confident.
 
+A command that reads the contents of whole folders (``grep -r x .``, ``rg x``, ``tar c``, the
+list is ``operand_specs.RECURSIVE_READERS``) or a glob (``cat */*.txt``) reads paths it never
+names: when a ``Read`` deny (or ask) rule could cover one of them, the command asks, naming the
+rule (:mod:`permissions.bash.reach`).
+
 The walk follows ``cd`` as a *set* of possible directories: after ``cd src; ...`` (or inside
 ``( cd src )``) a later relative path is resolved against both, because the ``cd`` may have
 failed or may not apply; the path must be fine under every candidate.
@@ -17,12 +22,13 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
-import re
 import stat
 
 from permissions.bash.analysis import CommandFacts, deny_forms_of_command
+from permissions.bash.operand_specs import NAMES_ONLY, RECURSIVE_READERS
 from permissions.bash.operands import Operand, looks_like_path, scan_operands
 from permissions.bash.pathrules import (
+    GLOB_MAGIC,
     HOME_NAMED,
     HOME_WORD,
     SAFE_READS,
@@ -33,7 +39,9 @@ from permissions.bash.pathrules import (
     real_root,
     root_prefixes,
     unquote_rest,
+    word_from,
 )
+from permissions.bash.reach import Reach
 from permissions.bash.words import Word, brace_expand
 from permissions.bash.wrappers import basename
 from permissions.paths import is_under, path_rule_matches_resolved, working_roots
@@ -50,7 +58,6 @@ __all__ = ["PathWalk"]
 
 _MAX_CWDS = 8
 _MAX_GLOB = 1000
-_GLOB_MAGIC = re.compile(r"[*?[]")
 _MAX_DOTDOT = 6
 
 
@@ -72,6 +79,10 @@ class PathWalk:
         self.read_rules: list[PermissionRule] = []  # Read allow rules that let a read outside
         self.outside: list[tuple[str, bool, bool | None]] = []  # (path, written, a dir?)
         self._cd_paths: list[str] | None = None
+        # Any Read deny/ask rule: reads of whole folders and globs are matched against them
+        # (none, the common case: no work at all).
+        self.guarded = bool(self.rules.read_deny or self.rules.read_ask)
+        self.reach = Reach(self, self.rules, ctx, command)
 
     # ---------------------------------------------------------------- resolution
 
@@ -146,7 +157,7 @@ class PathWalk:
 
     # ---------------------------------------------------------------- judging
 
-    def _real(self, lex: str) -> str:
+    def real(self, lex: str) -> str:
         """``os.path.realpath(lex)``, cheaply when no component below a working dir is a link."""
         for root in self.roots:
             if is_under(lex, root):
@@ -182,7 +193,7 @@ class PathWalk:
         if not (deny or ask or allow or lexically_inside):
             self.outside.append((lex, written, is_dir))
             return None
-        real = self._real(lex)
+        real = self.real(lex)
         ctx = self.ctx
         verb = "writes" if written else "reads"
         for r in deny:
@@ -246,6 +257,7 @@ class PathWalk:
                 if r.op == "<" and r.target is not None:
                     self.read(r.target, "<", self.cwds)
         core = core_argv(f)
+        guarded = self.guarded
         if core is not None:
             argv, words = core
             prog = argv[0] if "/" not in argv[0] else basename(argv[0])
@@ -256,12 +268,20 @@ class PathWalk:
                     self.read_operands(prog, ops, words, cd)
             if cd and argv[0] == prog:
                 self._track_cd(argv, words)
-        rules = self.rules
-        if (rules.read_deny or rules.read_ask) and cmd.kind == "command":
-            for form in deny_forms_of_command(cmd)[1:]:
-                for op in scan_operands(basename(form[0]), form[1:]) or ():
+            if guarded and prog in RECURSIVE_READERS:
+                self.reach.recursive(prog, argv, words, True, self.reach.stdin_fed(cmd))
+        if guarded and cmd.kind == "command":
+            for k, form in enumerate(deny_forms_of_command(cmd)):
+                name = basename(form[0])
+                if name == "xargs":
+                    self.reach.xargs(form)
+                if not k:
+                    continue  # the argv as written: judged above
+                for op in scan_operands(name, form[1:]) or ():
                     if not op.chdir and op.pos + 1 < len(form):
                         self._deny_only(form[op.pos + 1][op.offset :], False)
+                if name in RECURSIVE_READERS:
+                    self.reach.recursive(name, form, _form_words(form), False)
         if not targets:
             return None
         covering: PermissionRule | None = None
@@ -284,11 +304,7 @@ class PathWalk:
         for op in ops:
             if op.pos + 1 >= len(words):
                 continue
-            word = words[op.pos + 1]
-            if op.offset:
-                shown = word.shown[op.offset :]
-                value = shown if word.value is not None else None
-                word = Word(shown, value, value, word.glob, word.brace)
+            word = word_from(words[op.pos + 1], op.offset)
             if op.maybe and not looks_like_path(word.shown):
                 continue
             if op.indirect:
@@ -310,7 +326,17 @@ class PathWalk:
             return None
         for p in paths:
             self.judge(p, False, is_dir)
+        if word.glob and self.guarded and prog not in NAMES_ONLY:
+            self.reach.glob(prog, word, paths)
         return paths
+
+    def deny_only_paths(self, paths: list[str]) -> None:
+        """Deny/ask rules on ``paths`` (nothing about the working directories)."""
+        outside, read_rules = len(self.outside), len(self.read_rules)
+        for p in paths:
+            self.judge(p, False)
+        del self.outside[outside:]
+        del self.read_rules[read_rules:]
 
     def _track_cd(self, argv: list[str], words: tuple[Word, ...]) -> None:
         """Add the directory a ``cd``/``pushd`` moves to (the old ones stay possible)."""
@@ -373,7 +399,7 @@ def _dotdot_variants(text: str) -> list[str] | None:
         for i, part in enumerate(parts)
         if part.startswith(".")
         and part != ".."
-        and _GLOB_MAGIC.search(part) is not None
+        and GLOB_MAGIC.search(part) is not None
         and fnmatch.fnmatchcase("..", part)
     ]
     if len(at) > _MAX_DOTDOT:
@@ -386,3 +412,9 @@ def _dotdot_variants(text: str) -> list[str] | None:
                 variant[i] = ".."
         out.append("/".join(variant))
     return out
+
+
+def _form_words(form: list[str]) -> tuple[Word, ...]:
+    """Words for an argv seen through a wrapper (``sudo grep -r x .``): literal strings, any
+    wildcard in them taken as one."""
+    return tuple(Word(a, a, a, GLOB_MAGIC.search(a) is not None) for a in form)
