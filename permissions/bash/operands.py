@@ -177,8 +177,8 @@ def scan_operands(prog: str, args: Sequence[str]) -> list[Operand] | None:
     if prog == "find":
         return _find(args)
     if prog == "git":
-        if args and args[0] not in ("diff", "grep") and not args[0].startswith("-"):
-            return []  # the common case: no -C, no paths read outside the repository
+        if args and args[0] not in _GIT_CONTENT and not args[0].startswith("-"):
+            return []  # the common case: no -C, no file whose contents it prints
         return _git(args)
     if prog == "dd":
         return [Operand(k, 3) for k, a in enumerate(args) if a.startswith("if=")]
@@ -228,6 +228,16 @@ def _find(args: Sequence[str]) -> list[Operand]:
     return out
 
 
+# git subcommands that print the contents of the files they are given (after `--`, as
+# `REV:PATH`, or blame's file): a Read rule on such a file holds for them as for `cat`.
+_GIT_CONTENT = frozenset(
+    {"show", "log", "diff", "whatchanged", "blame", "annotate", "format-patch", "diff-tree"}
+    | {"cat-file", "grep", "archive"}
+)
+_GIT_OBJECT = frozenset({"show", "cat-file", "diff", "archive", "grep"})
+_GIT_BLAME = frozenset({"blame", "annotate"})
+
+
 def _git(args: Sequence[str]) -> list[Operand]:
     """``git -C DIR``: the directories git reads (cumulative, relative to the previous one).
 
@@ -247,9 +257,16 @@ def _git(args: Sequence[str]) -> list[Operand]:
         return out
     sub, i = args[i], i + 1
     no_index = "--no-index" in args[i:]
+    pathspecs = False
     while i < n:
         a = args[i]
-        if sub == "diff" and not a.startswith("-"):
+        if a == "--" and sub in _GIT_CONTENT:
+            pathspecs = True  # what follows names files whose contents git prints
+        elif pathspecs or (sub in _GIT_BLAME and not a.startswith("-")):
+            out.append(Operand(i))
+        elif sub in _GIT_OBJECT and ":" in a and not a.startswith("-") and a[-1] != ":":
+            out.append(Operand(i, a.index(":") + 1))  # `HEAD:secrets/key`: that file's text
+        elif sub == "diff" and not a.startswith("-"):
             out.append(_op(i, not no_index))
         elif sub == "grep" and a in ("-f", "--file") and i + 1 < n:
             out.append(Operand(i + 1))
