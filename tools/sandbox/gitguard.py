@@ -33,10 +33,11 @@ top of a working directory that has no repository (it runs outside the sandbox, 
 prompt), ``sparse-checkout`` (writes ``info/``), renaming a directory holding a submodule, and
 ``git rev-parse --git-common-dir`` prints an absolute path while the ``commondir`` stub stands.
 
-Not covered (mounts cannot name a path at any depth): a *new* repository made in a
+Not covered by mounts (they cannot name a path at any depth): a *new* repository made in a
 subdirectory. Git reads its config only when run inside that directory, or when the project's
 index (writable: ``git add`` needs it) records it as a submodule — then ``git status`` at the
-top enters it. See ``docs/sandbox.md``.
+top enters it; ``tools.sandbox.gitlinks`` removes such an entry after the command. See
+``docs/sandbox.md``.
 """
 
 from __future__ import annotations

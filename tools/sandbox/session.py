@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
+from tools.sandbox.gitlinks import GitlinkGuard
 from tools.sandbox.netns import PROXY_PORT, Handshake, Relay, handshake, start_relay
 from tools.sandbox.platform import Availability, Backend, Bubblewrap, backend_for, minimal_dev_args
 from tools.sandbox.policy import Confinement, confinement
@@ -159,6 +160,9 @@ class SandboxSession:
         self.protect = tuple(protect)  # read-only even inside a writable directory
         self.approved_domains: set[str] = set()
         self.stubs = StubRegistry()
+        # the gitlinks sandboxed commands may not add (tools.sandbox.gitlinks): shared by every
+        # agent of the session, so a background task's window is seen by the others' commands
+        self.gitlinks = GitlinkGuard()
         self._availability: Availability | None = None
         self._tmp: Path | None = None
         self._private: Path | None = None

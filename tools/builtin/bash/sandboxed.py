@@ -4,6 +4,12 @@
 no cgroup scope needed, its PID namespace holds every descendant) or as before; the proxy asks
 the user about new domains through the normal permission prompt. :func:`start_task` does the
 same for a background task, which cannot ask: a new domain is refused and noted on the task.
+
+Around every sandboxed command, foreground or background, the session's ``GitlinkGuard``
+removes the submodule entries it added to the git index (``tools.sandbox.gitlinks``): a
+foreground command's result says so; a background task's removals are checked when it ends and
+noted on the task (TaskOutput shows them), and any sandboxed command ending while it runs
+checks that repository too, so they are undone before that command's result at the latest.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from permissions.types import Decision, PermissionMode, ReasonKind, RuleValue, V
 from tools.builtin.bash.runner import RunOutcome, run_in_group
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.sandbox import SandboxSession, get_sandbox
+from tools.sandbox.gitlinks import begin_watch, end_watch
 from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
 from tools.sandbox.readrules import denied_reads
 
@@ -102,30 +109,36 @@ async def run_command(
             env=session_env(ctx),
             pass_fds=pass_fds,
         )
-    run = sandbox.prepare(
-        argv,
-        cwd=cwd,
-        working_dirs=ctx.permissions.working_dirs,
-        env=session_env(ctx),
-        gate=_gate(ctx, sandbox, command, background=False),
-        reads=await asyncio.to_thread(denied_reads, ctx.permissions),
-    )
+    reads = await asyncio.to_thread(denied_reads, ctx.permissions)
+    watch = await begin_watch(sandbox.gitlinks, [cwd, *ctx.permissions.working_dirs])
     try:
-        return await run_in_group(
-            run.argv,
+        run = sandbox.prepare(
+            argv,
             cwd=cwd,
-            on_data=on_data,
-            timeout_s=timeout_s,
-            abort=ctx.abort,
-            env=run.env,
-            pass_fds=(*pass_fds, *run.pass_fds),
-            scope_kind=None,  # the PID namespace holds every descendant
-            after_spawn=run.after_spawn,
-            pid_namespace=True,
+            working_dirs=ctx.permissions.working_dirs,
+            env=session_env(ctx),
+            gate=_gate(ctx, sandbox, command, background=False),
+            reads=reads,
         )
+        try:
+            return await run_in_group(
+                run.argv,
+                cwd=cwd,
+                on_data=on_data,
+                timeout_s=timeout_s,
+                abort=ctx.abort,
+                env=run.env,
+                pass_fds=(*pass_fds, *run.pass_fds),
+                scope_kind=None,  # the PID namespace holds every descendant
+                after_spawn=run.after_spawn,
+                pid_namespace=True,
+            )
+        finally:
+            await run.cleanup()
+            notices += run.notices
     finally:
-        await run.cleanup()
-        notices += run.notices
+        # after cleanup: the stubs (a ``commondir`` holding ".") are gone when Nerve's git runs
+        notices += await end_watch(sandbox.gitlinks, watch)
 
 
 async def start_task(
@@ -148,19 +161,37 @@ async def start_task(
         notices.append(conf.notice)
     if sandbox is None or conf is None or not conf.sandboxed:
         return await manager.start(command, cwd=cwd, env=session_env(ctx), description=description)
-    run = sandbox.prepare(
-        [bash_path(), "-c", command],
-        cwd=cwd,
-        working_dirs=ctx.permissions.working_dirs,
-        env=session_env(ctx),
-        gate=_gate(ctx, sandbox, command, background=True),
-        reads=await asyncio.to_thread(denied_reads, ctx.permissions),
-    )
+    reads = await asyncio.to_thread(denied_reads, ctx.permissions)
+    guard = sandbox.gitlinks
+    watch = await begin_watch(guard, [cwd, *ctx.permissions.working_dirs])
+    try:
+        run = sandbox.prepare(
+            [bash_path(), "-c", command],
+            cwd=cwd,
+            working_dirs=ctx.permissions.working_dirs,
+            env=session_env(ctx),
+            gate=_gate(ctx, sandbox, command, background=True),
+            reads=reads,
+        )
+    except BaseException:
+        await end_watch(guard, watch)
+        raise
+    started: list[Any] = []  # the task, once it exists
 
     async def after_spawn(pid: int, task: Any) -> None:
+        started.append(task)
         if run.proxy is not None:
             task.notes = run.proxy.notices  # TaskOutput shows refusals as they come
         await run.after_spawn(pid)
+
+    async def cleanup() -> None:
+        """When the task has ended: the sandbox's cleanup, then the gitlinks it added."""
+        try:
+            await run.cleanup()
+        finally:
+            notes = await end_watch(guard, watch, who="the background task")
+            if started:
+                started[0].notes += notes
 
     try:
         return await manager.start(
@@ -171,8 +202,8 @@ async def start_task(
             pass_fds=run.pass_fds,
             after_spawn=after_spawn,
             description=description,
-            cleanup=run.cleanup,
+            cleanup=cleanup,
         )
     except BaseException:
-        await run.cleanup()
+        await cleanup()  # idempotent, like the watch's end: the task's own may have run
         raise
