@@ -28,9 +28,9 @@ from permissions.types import (
 )
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.errors import PermissionDeniedError
-from tools.terminal_text import reveal
 from tools.execution.pipeline_types import CallState, system_reminder, until_abort
 from tools.execution.pipeline_validate import replace_input
+from tools.terminal_text import reveal
 
 __all__ = [
     "REJECT_MESSAGE",

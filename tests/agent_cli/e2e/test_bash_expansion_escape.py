@@ -14,7 +14,7 @@ COMMANDS = [
     'echo "${HOME#$(rm -f victim.txt)}"',
     "echo ${HOME%%$(rm -f victim.txt)}",
     "echo ${HOME^^$(rm -f victim.txt)}",
-    "cat <<< \"${HOME,,$(rm -f victim.txt)}\"",
+    'cat <<< "${HOME,,$(rm -f victim.txt)}"',
 ]
 
 
