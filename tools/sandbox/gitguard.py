@@ -18,7 +18,16 @@ change what git reads, for every repository git reaches from a writable director
 * a ``.git`` *file* (the ``gitdir:`` link of a worktree or a submodule checkout), the git
   directory it names, and that one's common directory;
 * submodules: every git directory under ``.git/modules`` (``git status`` enters each submodule
-  and reads its config), and the checkouts ``.gitmodules`` lists;
+  and reads its config), and every checkout the index records as a submodule (a gitlink,
+  mode 160000), whether ``.gitmodules`` lists it or not — an embedded repository added with
+  ``git add sub`` is entered just the same: its ``.git`` (directory or file) pinned and its
+  git directory's files as above. The gitlink paths come from ``tools.sandbox.gitlinks``
+  (``GitlinkWatch.checkouts``: read from the index before the command, cached by its stat),
+  beside those ``.gitmodules`` lists. A gitlink path with nothing checked out (no ``.git``
+  there) is itself kept read-only, an empty stub directory where it is missing, so no
+  repository can be put there: an empty ``.git`` stub, as for a working directory, would not
+  do, since git stops with "'sub/.git' not recognized as a git repository" at a submodule
+  path (``git status`` and ``git diff`` at the top fail);
 * files the configuration pulls in: ``include.path``/``includeIf.*.path`` targets (a missing
   one gets an empty stub) and the ``core.hooksPath`` directory, from the repository's config
   and from the user's and the system's.
@@ -30,13 +39,17 @@ What git still does inside the sandbox: status, diff, log, add, commit, branch, 
 merge, rebase, stash, gc. What fails: anything writing the config (``git config``, ``remote
 add``, ``branch --set-upstream-to``, ``push -u``, ``submodule add/init``), ``git init`` at the
 top of a working directory that has no repository (it runs outside the sandbox, with a
-prompt), ``sparse-checkout`` (writes ``info/``), renaming a directory holding a submodule, and
-``git rev-parse --git-common-dir`` prints an absolute path while the ``commondir`` stub stands.
+prompt), ``sparse-checkout`` (writes ``info/``), renaming a directory holding a submodule,
+writing into a submodule path with nothing checked out (``submodule update --init`` cannot
+run anyway: it writes the config), and ``git rev-parse --git-common-dir`` prints an absolute
+path while the ``commondir`` stub stands.
 
 Not covered by mounts (they cannot name a path at any depth): a *new* repository made in a
 subdirectory. Git reads its config only when run inside that directory, or when the project's
 index (writable: ``git add`` needs it) records it as a submodule — then ``git status`` at the
-top enters it; ``tools.sandbox.gitlinks`` removes such an entry after the command. See
+top enters it; ``tools.sandbox.gitlinks`` removes such an entry after the command, and also one
+whose path got a repository where no mount could stop it (a gitlink whose parent directory is
+missing too, or one recorded after a background task on that repository began). See
 ``docs/sandbox.md``.
 """
 
@@ -44,7 +57,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -52,6 +65,7 @@ from typing import Final, Literal
 __all__ = ["GitGuard", "guard_git", "read_git_config"]
 
 _MAX_GITDIRS: Final = 64  # git directories guarded per command (submodules included)
+_MAX_GITLINKS: Final = 256  # gitlink paths from the index looked at per command
 _MAX_WALK: Final = 4096  # entries looked at under one .git/modules
 _MAX_DEPTH: Final = 4  # nesting of submodules and of config includes
 _MAX_CONFIG_BYTES: Final = 1 << 20
@@ -187,6 +201,7 @@ class _Guard:
         self.home = home
         self.out = GitGuard()
         self.seen: set[Path] = set()
+        self.trees: set[Path] = set()  # working trees done (.gitmodules and the index agree)
         self.configs: set[tuple[Path, Path | None]] = set()
 
     def keep(self, path: Path, stub: bytes | Literal["dir"] | None = None) -> None:
@@ -287,6 +302,9 @@ class _Guard:
 
     def checkout(self, root: Path, *, stub: bool, depth: int = 0) -> None:
         """A working tree: its ``.git`` (directory, file, or missing) and its submodules."""
+        if _real(root) in self.trees:
+            return
+        self.trees.add(_real(root))
         entry = root / ".git"
         if not os.path.lexists(entry):
             if stub:
@@ -307,6 +325,26 @@ class _Guard:
                 if key.endswith(".path") and value and sub.is_relative_to(_real(root)):
                     self.checkout(sub, stub=False, depth=depth + 1)
 
+    def gitlinks(self, paths: Iterable[Path]) -> None:
+        """The paths the index records as submodules (see the module docstring)."""
+        for count, path in enumerate(dict.fromkeys(paths)):
+            if count >= _MAX_GITLINKS:
+                self.out.notes.append(
+                    f"[sandbox] more than {_MAX_GITLINKS} submodule paths in the git index: "
+                    "the others are not protected (an entry whose path gets a repository is "
+                    "removed from the index after the command)"
+                )
+                return
+            # a symlink there is a typechange to git, which enters no repository through it
+            if os.path.islink(path) or not self.inside(path):
+                continue
+            if os.path.lexists(path / ".git"):
+                self.checkout(path, stub=False, depth=1)
+            elif path.is_dir() or not os.path.lexists(path):
+                # nothing checked out: the directory itself read-only (or an empty stub), so
+                # no .git can be made inside; a stub .git would make git status fail
+                self.keep(path, stub="dir")
+
 
 def global_configs(home: Path) -> list[Path]:
     """The user's and the system's git config files (they may point into the project)."""
@@ -315,14 +353,19 @@ def global_configs(home: Path) -> list[Path]:
 
 
 def guard_git(
-    roots: list[tuple[Path, bool]], inside: Callable[[Path], bool], home: Path
+    roots: list[tuple[Path, bool]],
+    inside: Callable[[Path], bool],
+    home: Path,
+    gitlinks: Iterable[Path] = (),
 ) -> GitGuard:
     """The git paths to keep read-only for ``roots`` (working trees; True: stub a missing
-    ``.git``); ``inside(path)``: is ``path`` in the writable set (only those need keeping)."""
+    ``.git``); ``inside(path)``: is ``path`` in the writable set (only those need keeping);
+    ``gitlinks``: the absolute paths the repositories' indexes record as submodules."""
     guard = _Guard(inside, home)
     for root, stub in roots:
         guard.checkout(root, stub=stub)
         for config in global_configs(home):
             guard.config(config, root)
+    guard.gitlinks(gitlinks)
     guard.out.read_only = list(dict.fromkeys(guard.out.read_only))
     return guard.out

@@ -6,8 +6,7 @@ depth. So a command can make a new repository in a subdirectory, give it a ``cor
 and record it in the project's index as a submodule (``git update-index --add --cacheinfo
 160000,SHA,sub`` or ``git add sub``): the user's next plain ``git status`` at the top, outside
 the sandbox, enters ``sub`` and runs that program. The same holds for the index of a submodule
-already there (``git status`` recurses), and for a submodule recorded but not checked out (an
-empty directory the command can fill with a repository of its own).
+already there (``git status`` recurses).
 
 This module closes that after the fact. Around each sandboxed command (foreground, and a
 background task from its start to its end) :class:`GitlinkGuard` remembers the gitlinks (mode
@@ -19,6 +18,14 @@ outside the sandbox), and the result says so. An entry whose path holds no repos
 git enters nothing there (``git checkout`` of a branch with a submodule not checked out adds
 such entries), and a repository put there later is one "whose path now holds another".
 
+What the index records *before* the command is also guarded while it runs: ``begin`` hands
+the gitlink paths it read (``GitlinkWatch.checkouts``, no git run of its own) to the sandbox's
+mounts, where ``tools.sandbox.gitguard`` keeps each checkout's ``.git`` and git configuration
+read-only, ``.gitmodules`` or not, and a path with nothing checked out read-only whole (a
+missing one stubbed), so no repository can be put there. What is left to the removal after
+the command: entries the command adds, and a repository put at a known path whose parent
+directory is missing too (no stub can be made there).
+
 No legitimate work is lost: ``git submodule add`` and ``submodule update --init`` cannot
 complete in the sandbox anyway (they must write ``.git/config``, read-only there; ``submodule
 add`` clones, fails to record the URL, exits 0 and leaves a half-made entry, which this removes
@@ -29,12 +36,12 @@ when an index changed, and what it read is cached by the index's stat (device, i
 mtime and ctime: ctime cannot be set back by ``touch``; an index written in the last two seconds
 is not cached, as a second write in the same clock tick would not show).
 
-While a sandboxed background task runs, the remembered gitlinks stay those from before it
-started: whatever is added to that index meanwhile is removed when the task ends, or earlier,
-when any other sandboxed command on that repository ends (its result then says "the command or
-another sandboxed command running meanwhile"). A submodule the user adds outside the sandbox
-while such a task runs is removed too (the message says so): Nerve cannot tell who wrote the
-index.
+While a sandboxed background task runs, the remembered gitlinks (and so the paths the mounts
+guard) stay those from before it started: whatever is added to that index meanwhile is removed
+when the task ends, or earlier, when any other sandboxed command on that repository ends (its
+result then says "the command or another sandboxed command running meanwhile"). A submodule
+the user adds outside the sandbox while such a task runs is removed too (the message says
+so): Nerve cannot tell who wrote the index.
 Between the addition and that moment, the user's own ``git status`` would still run the planted
 program.
 """
@@ -180,6 +187,9 @@ class GitlinkWatch:
 
     roots: list[tuple[Path, int, bool]] = field(default_factory=list)  # index, serial, shared
     notes: list[str] = field(default_factory=list)
+    # every gitlink path of those trees, absolute: the mounts guard what stands there
+    # (tools.sandbox.gitguard), with nothing read again
+    checkouts: list[Path] = field(default_factory=list)
     done: bool = False
 
 
@@ -260,6 +270,9 @@ class GitlinkGuard:
                 tree.active += 1
                 tree.serial += 1
                 watch.roots.append((index, tree.serial, tree.active > 1))
+                watch.checkouts += [
+                    state.repo.top / rel for state in tree.states for rel in state.links or ()
+                ]
         return watch
 
     def end(

@@ -6,8 +6,9 @@
 3. protected paths inside it bound read-only again: ``.claude/``, ``.nerve/``, editor and CI
    config dirs, settings and shell rc files, Nerve's data dir (its folder-trust store), what
    git reads for configuration (``tools.sandbox.gitguard``: ``.git/config``, ``hooks/``,
-   ``commondir``, submodules, ...) and ``denyWrite``; a missing ``.claude``/``.nerve``/``.git``
-   (and a few files inside ``.git``) gets a stub first (``tools.sandbox.stubs``), removed after
+   ``commondir``, submodules, those only the index records too, ...) and ``denyWrite``; a
+   missing ``.claude``/``.nerve``/``.git`` (and a few files inside ``.git``, and a submodule
+   path with nothing checked out) gets a stub first (``tools.sandbox.stubs``), removed after
    the command. Every directory between a writable root and a protected path is bound onto
    itself first: a mount point cannot be renamed or removed (``EBUSY``), so no parent of a
    protected path can be moved aside and rebuilt with a planted copy inside;
@@ -138,10 +139,11 @@ def _git_paths(
     home: Path,
     stubs: StubRegistry,
     plan: MountPlan,
+    gitlinks: Iterable[Path],
 ) -> list[Path]:
     """What git reads, to keep read-only (stubs made and held for the missing ones)."""
     roots = [(root, root in stub_at) for root in (*rw, *worktrees)]
-    guard = guard_git(roots, lambda p: _under(_real(p), rw), home)
+    guard = guard_git(roots, lambda p: _under(_real(p), rw), home, gitlinks)
     plan.notes += guard.notes
     out = list(guard.read_only)
     for path, content in guard.stubs.items():
@@ -203,12 +205,14 @@ def plan_mounts(
     stubs: StubRegistry,
     home: Path | None = None,
     deny_read_rules: Iterable[Path] = (),
+    gitlinks: Iterable[Path] = (),
 ) -> MountPlan:
     """The mount arguments (see the module docstring). ``protect`` are extra directories to
     keep read-only (the home directory, for its rc files; Nerve's data dir); ``void()`` opens a
     descriptor that reads as empty (``/dev/null``) for each hidden file (bubblewrap closes it);
     ``home`` is where the user's git config lives; ``deny_read_rules`` are the existing paths
-    ``Read(...)`` deny rules name (``tools.sandbox.readrules``)."""
+    ``Read(...)`` deny rules name (``tools.sandbox.readrules``); ``gitlinks`` the paths the git
+    indexes record as submodules (``GitlinkWatch.checkouts``, for ``tools.sandbox.gitguard``)."""
     plan = MountPlan()
     rw = list(dict.fromkeys(_real(p) for p in writable if p.exists()))
     for path in rw:
@@ -224,7 +228,7 @@ def plan_mounts(
     worktrees = [_real(w) for w in _worktrees(rw)]
     for tree in worktrees:
         ro += _protected_in(tree, None, plan)
-    ro += _git_paths(rw, worktrees, stub_at, home or Path.home(), stubs, plan)
+    ro += _git_paths(rw, worktrees, stub_at, home or Path.home(), stubs, plan, gitlinks)
     ro = list(dict.fromkeys(_real(p) for p in ro))
     # Nerve's worktrees are writable again inside a read-only .claude/.nerve, so what is
     # protected inside them is bound after them

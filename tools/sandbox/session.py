@@ -214,10 +214,13 @@ class SandboxSession:
         env: dict[str, str],
         gate: DomainGate,
         reads: DeniedReads | None = None,
+        gitlinks: Sequence[Path] = (),
     ) -> PreparedRun:
         """The sandboxed form of ``inner`` (a ``bash -c`` argv). Raises ``OSError``.
         ``reads``: what the call's ``Read(...)`` deny rules match (``denied_reads``, a walk
-        the caller runs off the event loop), hidden from the command like ``denyRead``."""
+        the caller runs off the event loop), hidden from the command like ``denyRead``;
+        ``gitlinks``: the submodule paths the git indexes record (``GitlinkWatch.checkouts``,
+        from the watch begun before this), guarded like those ``.gitmodules`` lists."""
         from tools.sandbox.mounts import plan_mounts
 
         backend = self.backend
@@ -245,6 +248,7 @@ class SandboxSession:
                 stubs=self.stubs,
                 home=self.home,
                 deny_read_rules=reads.paths,
+                gitlinks=gitlinks,
             )
             info_r, info_w = os.pipe()
             block_r, block_w = os.pipe()

@@ -138,7 +138,7 @@ async def test_a_submodule_added_outside_is_left_alone(world: World) -> None:
     assert not canary.sung_after_git_status(project)
 
 
-async def test_a_branch_with_a_submodule_checks_out_and_a_repository_put_there_is_removed(
+async def test_a_branch_with_a_submodule_checks_out_and_no_repository_can_be_put_there(
     world: World,
 ) -> None:
     project = _repo(world)
@@ -157,10 +157,11 @@ async def test_a_branch_with_a_submodule_checks_out_and_a_repository_put_there_i
         "cd vendor/lib && git init -q && git -c user.name=n -c user.email=e@x commit -q "
         f"--allow-empty -m s && printf '{canary.config}' >> .git/config && echo planted",
     )
-    assert "planted" in out.output, out.output
-    assert _gitlinks(project) == []
+    # the path the index records is read-only while a command runs (tools.sandbox.gitguard)
+    assert "planted" not in out.output and "Read-only file system" in out.output, out.output
+    assert _gitlinks(project) == ["vendor/lib"]
     assert not canary.sung_after_git_status(project)
-    assert any("another repository at that path" in n for n in out.notices), out.notices
+    assert not any("submodule" in n for n in out.notices), out.notices
 
 
 async def test_an_entry_planted_in_a_submodules_own_index_is_removed(world: World) -> None:
@@ -175,14 +176,18 @@ async def test_an_entry_planted_in_a_submodules_own_index_is_removed(world: Worl
     assert any(REMOVED in n and "of the submodule at" in n for n in out.notices), out.notices
 
 
-async def test_a_repository_put_where_a_submodule_is_not_checked_out_is_removed(
+async def test_a_repository_put_where_a_submodule_has_no_directory_is_removed(
     world: World,
 ) -> None:
     project = _submodule(world)
-    git(project, "submodule", "deinit", "-q", "-f", "vendor/lib")  # an empty directory now
+    git(project, "submodule", "deinit", "-q", "-f", "vendor/lib")
+    # no directory, nor its parent: the mounts cannot stub a path whose parent is missing
+    # (tools.sandbox.gitguard), so this is the removal after the command
+    shutil.rmtree(project / "vendor")
     canary = Canary(world.root)
     attack = (
-        "cd vendor/lib && git init -q && git -c user.name=n -c user.email=e@x commit -q "
+        "mkdir -p vendor/lib && cd vendor/lib && git init -q && "
+        "git -c user.name=n -c user.email=e@x commit -q "
         f"--allow-empty -m s && printf '{canary.config}' >> .git/config && echo planted"
     )
     _control(world, attack, canary)  # the index does not change, yet git status enters it

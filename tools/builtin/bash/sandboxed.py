@@ -10,6 +10,9 @@ removes the submodule entries it added to the git index (``tools.sandbox.gitlink
 foreground command's result says so; a background task's removals are checked when it ends and
 noted on the task (TaskOutput shows them), and any sandboxed command ending while it runs
 checks that repository too, so they are undone before that command's result at the latest.
+The gitlink paths that watch read before the command (``GitlinkWatch.checkouts``) go to
+``prepare``: the mounts guard those submodules too, ``.gitmodules`` or not
+(``tools.sandbox.gitguard``).
 """
 
 from __future__ import annotations
@@ -119,6 +122,7 @@ async def run_command(
             env=session_env(ctx),
             gate=_gate(ctx, sandbox, command, background=False),
             reads=reads,
+            gitlinks=watch.checkouts,
         )
         try:
             return await run_in_group(
@@ -172,6 +176,7 @@ async def start_task(
             env=session_env(ctx),
             gate=_gate(ctx, sandbox, command, background=True),
             reads=reads,
+            gitlinks=watch.checkouts,
         )
     except BaseException:
         await end_watch(guard, watch)
