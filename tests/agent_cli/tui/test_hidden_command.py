@@ -46,7 +46,7 @@ async def test_a_hidden_command_is_shown_written_out_and_never_remembered(
         assert _static(screen, "#perm-command") == SHOWN
         assert _static(screen, "#perm-hidden") == WARNING
         # the title is the tool's one-line header: whitespace (\r too) is folded to spaces
-        assert "touch pwned #\\x1b[2K git status" in _static(screen, "#perm-title")
+        assert "touch pwned #\\x1b[2K\\rgit status" in _static(screen, "#perm-title")
         assert "control characters" in _static(screen, "#perm-why")
         options = _static(screen, "#perm-options")
         assert "don't ask again" not in options and "(a)" not in options
@@ -60,7 +60,7 @@ async def test_a_hidden_command_is_shown_written_out_and_never_remembered(
         await pilot.press("down", "down")  # two options: back on Yes, "always" never selected
         assert "❯ 1. Yes" in _static(screen, "#perm-options")
         header = app.query_one(ToolCall).header
-        assert "touch pwned #\\x1b[2K git status" in header  # the conversation shows it too
+        assert "touch pwned #\\x1b[2K\\rgit status" in header  # the conversation shows it too
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.turn_running, timeout=15)
     assert not (project / "pwned").exists()
