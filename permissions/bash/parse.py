@@ -117,6 +117,13 @@ class _Walker:
         for c in parsed.commands:
             self.emit(c)
 
+    def alone_on_line(self, node: Any) -> bool:
+        line_start = self.src.rfind(b"\n", 0, node.start_byte) + 1
+        line_end = self.src.find(b"\n", node.end_byte)
+        before = self.src[line_start : node.start_byte]
+        after = self.src[node.end_byte : len(self.src) if line_end < 0 else line_end]
+        return not before.strip(b"\t") and not after
+
     def add_problem(self, message: str) -> None:
         if message not in self.problems:
             self.problems.append(message)
@@ -391,6 +398,9 @@ class _Walker:
                 if not quoted:
                     self.sub_walk(child)
             elif ct == "heredoc_end":
+                # bash ends a heredoc only at a line that is the delimiter alone: on
+                # `EOF && cmd` it reads on, and what tree-sitter took for commands is the body
+                self.error |= not self.alone_on_line(child)
                 continue
             elif ct == "file_redirect":
                 out.extend(self.redirect(child, owner))
