@@ -61,7 +61,7 @@ def test_known_escapes_are_caught(command: str) -> None:
 
 
 @settings(
-    max_examples=150,
+    max_examples=80,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
