@@ -63,7 +63,7 @@ def _repo(world: World) -> Path:
     return project
 
 
-def _control(world: World, attack: str, canary: Canary) -> None:
+def unsandboxed_control(world: World, attack: str, canary: Canary) -> None:
     """The attack, run outside the sandbox on a copy: it must work there."""
     copy = world.root / "control"
     shutil.rmtree(copy, ignore_errors=True)
@@ -71,6 +71,7 @@ def _control(world: World, attack: str, canary: Canary) -> None:
     subprocess.run(["bash", "-c", attack], cwd=copy, env=GIT_ENV, capture_output=True)
     assert canary.sung_after_git_status(copy), f"the attack does nothing even unsandboxed: {attack}"
     canary.file.unlink()
+    shutil.rmtree(copy)
 
 
 ATTACKS = {
@@ -96,7 +97,7 @@ async def test_planting_a_fsmonitor_fails_in_the_sandbox(world: World, name: str
     project = _repo(world)
     canary = Canary(world.root)
     attack = ATTACKS[name].format(config=canary.config, script=canary.script)
-    _control(world, attack, canary)
+    unsandboxed_control(world, attack, canary)
     config = (project / ".git" / "config").read_bytes()
     await run_bash(world, attack)
     assert (project / ".git" / "config").read_bytes() == config
@@ -183,7 +184,7 @@ async def test_a_submodule_cannot_be_replaced_or_reconfigured(world: World) -> N
         f"printf '{canary.config}' > planted/config",
     ]
     for attack in attacks:
-        _control(world, attack, canary)
+        unsandboxed_control(world, attack, canary)
     for attack in attacks:
         await run_bash(world, attack)
         assert not canary.sung_after_git_status(project), attack

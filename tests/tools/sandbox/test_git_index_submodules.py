@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.sandbox.support import World, needs_sandbox, run_bash
-from tests.tools.sandbox.test_git_guard import Canary, _control, git
+from tests.tools.sandbox.test_git_guard import Canary, git, unsandboxed_control
 from tools.sandbox.gitguard import guard_git
 
 pytestmark = needs_sandbox
@@ -80,7 +80,7 @@ async def test_an_index_only_submodules_config_cannot_be_planted(
     attack = ATTACKS[name].format(
         config=canary.config, script=canary.script, dotgit=dotgit, src=src, init=INIT
     )
-    _control(world, attack, canary)  # unsandboxed: the top's git status runs the plant
+    unsandboxed_control(world, attack, canary)  # unsandboxed: the top's git status runs the plant
     config = _sub_config(project).read_bytes()
     out = await run_bash(world, attack)
     assert _sub_config(project).read_bytes() == config, out.output
@@ -101,7 +101,9 @@ async def test_a_gitlink_with_nothing_checked_out_takes_no_repository(
     attack = (
         f"mkdir -p sub; cd sub && {INIT} && printf '{canary.config}' >> .git/config && echo planted"
     )
-    _control(world, attack, canary)  # the index does not change, yet git status enters it
+    unsandboxed_control(
+        world, attack, canary
+    )  # the index does not change, yet git status enters it
     out = await run_bash(world, attack)
     assert "planted" not in out.output, out.output
     assert not canary.sung_after_git_status(project)

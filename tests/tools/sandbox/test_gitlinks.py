@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.tools.sandbox.support import World, needs_sandbox, run_bash
-from tests.tools.sandbox.test_git_guard import GIT_ENV, Canary, git
+from tests.tools.sandbox.test_git_guard import Canary, git, unsandboxed_control
 from tools.builtin.background import get_manager
 from tools.sandbox import gitlinks
 
@@ -51,17 +50,6 @@ def _gitlinks(repo: Path) -> list[str]:
     return [line.split("\t", 1)[1] for line in out.splitlines() if line.startswith("160000 ")]
 
 
-def _control(world: World, attack: str, canary: Canary) -> None:
-    """The attack, run outside the sandbox on a copy of the project: it must work there."""
-    copy = world.root / "control"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(world.project, copy, symlinks=True)
-    subprocess.run(["bash", "-c", attack], cwd=copy, env=GIT_ENV, capture_output=True)
-    assert canary.sung_after_git_status(copy), f"the attack does nothing even unsandboxed: {attack}"
-    canary.file.unlink()
-    shutil.rmtree(copy)
-
-
 def _submodule(world: World, path: str = "vendor/lib") -> Path:
     """A real submodule, added outside the sandbox, and committed."""
     project = _repo(world)
@@ -83,7 +71,7 @@ async def test_a_planted_submodule_entry_is_removed_after_the_command(
     project = _repo(world)
     canary = Canary(world.root)
     attack = PLANTS[name].format(config=canary.config)
-    _control(world, attack, canary)
+    unsandboxed_control(world, attack, canary)
     out = await run_bash(world, attack)
     assert "planted" in out.output, out.output  # the index was writable: the plant went in
     assert _gitlinks(project) == []
@@ -168,7 +156,7 @@ async def test_an_entry_planted_in_a_submodules_own_index_is_removed(world: Worl
     project = _submodule(world)
     canary = Canary(world.root)
     attack = "cd vendor/lib && " + PLANTS["update-index"].format(config=canary.config)
-    _control(world, attack, canary)  # git status at the top recurses into the submodule
+    unsandboxed_control(world, attack, canary)  # git status at the top recurses into the submodule
     out = await run_bash(world, attack)
     assert "planted" in out.output, out.output
     assert _gitlinks(project / "vendor" / "lib") == [] and _gitlinks(project) == ["vendor/lib"]
@@ -190,7 +178,9 @@ async def test_a_repository_put_where_a_submodule_has_no_directory_is_removed(
         "git -c user.name=n -c user.email=e@x commit -q "
         f"--allow-empty -m s && printf '{canary.config}' >> .git/config && echo planted"
     )
-    _control(world, attack, canary)  # the index does not change, yet git status enters it
+    unsandboxed_control(
+        world, attack, canary
+    )  # the index does not change, yet git status enters it
     out = await run_bash(world, attack)
     assert "planted" in out.output, out.output
     assert _gitlinks(project) == []
