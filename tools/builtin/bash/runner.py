@@ -186,9 +186,7 @@ async def run_in_group(
             stdout=w,
             stderr=w,
             cwd=str(cwd),
-            # owner markers: the group is ours for the reaper (tools/builtin/reaper.py); and
-            # core.fsmonitor=false for every git the command runs (config.safe_git.pin_git_env)
-            env=pin_git_env(owner_env(env)),
+            env=pin_git_env(owner_env(env)),  # reaper's owner marks; git's fsmonitor off
             start_new_session=True,
             pass_fds=pass_fds,
         )
