@@ -51,6 +51,7 @@ _QUOTE_LIKE = frozenset(
 )
 # a literal value bash would expand again where it evaluates it (a subscript, `${v@P}`)
 _SUSPECT = re.compile(r"[$`\[]")
+_PLAIN_PROCSUB = frozenset({"string", "translated_string", "heredoc_body"})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAMING = frozenset({"variable_name", "special_variable_name", "word"})
 _OFFSET = ":"  # `${x:off:len}`: the operands after a bare `:` are arithmetic
@@ -117,7 +118,11 @@ def _hidden(w: Walk, leaf: Any, dquoted: bool) -> None:
     if hidden_expansion(text):
         # `${HOME%%${a[x]}}`: a subscript (arithmetic) tree-sitter did not see
         w.add_problem(f"{text[:40]!r} holds an expansion the analysis does not model")
-    pending = find_substitutions(text, dquoted=dquoted)
+    # `<(` is plain text in a double-quoted string or a heredoc, yet runs in an operand of a
+    # `${...}` even inside double quotes (`"${HOME%%\@(<(cmd))}"`)
+    parent = leaf.parent
+    plain_procsub = parent is not None and parent.type in _PLAIN_PROCSUB
+    pending = find_substitutions(text, dquoted=plain_procsub)
     # backquotes in a heredoc's text are tree-sitter's habit: parsed here, and modelled
     habit = leaf.type in ("heredoc_content", "heredoc_body")
     while pending:

@@ -46,6 +46,7 @@ KNOWN = [
     "(( $['${!a[$(touch ../CANARY)]}'] ))",
     "cat <<EOF\n$(($'$(\ntouch ../CANARY\n)'))\nEOF",
     "[[ x =~ >(touch ../CANARY) ]]",
+    'echo "${HOME%%\\@(<(touch ../CANARY))}"',
     # `EOF && ...` does not end a heredoc in bash: the rest is its (expanded) body
     "cat <<EOF\nx\nEOF && echo $'${a[@]:?`touch ../CANARY`}'",
     'cat <<EOF\nx\nEOF && echo \'$["${NOPE:-"$(cat f)"}"]\'',
