@@ -24,7 +24,6 @@ from typing import Any, Protocol
 from permissions.bash.substitutions import find_substitutions, has_trigger, hidden_expansion
 
 __all__ = [
-    "DATA_VARIABLES",
     "audit_tree",
     "check_arithmetic",
     "check_arithmetic_tests",
@@ -35,7 +34,7 @@ __all__ = [
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 # Variables bash fills with text the model wrote or could have written (the last argument, the
 # command line itself, a regex match, directory names): never evaluated as arithmetic or names.
-DATA_VARIABLES = frozenset(
+_DATA_VARIABLES = frozenset(
     {"_", "BASH_EXECUTION_STRING", "BASH_COMMAND", "BASH_REMATCH", "BASH_ARGV", "BASH_SOURCE"}
     | {"REPLY", "MAPFILE", "OPTARG", "READLINE_LINE", "PWD", "OLDPWD", "DIRSTACK", "FUNCNAME"}
     | {"COMP_LINE", "COMP_WORDS"}
@@ -66,7 +65,8 @@ class Walk(Protocol):
 
     @property
     def tainted(self) -> set[str]:
-        """Variables whose value is data."""
+        """The script's loop variables whose value is data (bash's own data-carrying
+        variables are _DATA_VARIABLES)."""
 
     @property
     def bound(self) -> Mapping[str, tuple[str, bool, bool]]:
@@ -143,13 +143,9 @@ def is_data(value: str, glob: bool) -> bool:
 
 def _data_in_scope(w: Walk) -> str | None:
     """A variable of the script that holds data (a loop over file names or output), if any."""
-    for name in w.tainted:
-        if name not in DATA_VARIABLES:
-            return name
-    for name, (value, glob, _unquoted) in w.bound.items():
-        if is_data(value, glob):
-            return name
-    return None
+    if w.tainted:
+        return min(w.tainted)  # any of them: sorted, so the message is stable
+    return next((n for n, (v, glob, _) in w.bound.items() if is_data(v, glob)), None)
 
 
 def _computed(node: Any) -> bool:
@@ -182,7 +178,7 @@ def _taint(w: Walk, node: Any) -> str | None:
                 return "a command substitution"
             # `$x`, `${x}` and a bare `x` in arithmetic all read the variable x
             for name in _IDENTIFIER.findall(text) if t in _NAMING else ():
-                if name in w.tainted:
+                if name in w.tainted or name in _DATA_VARIABLES:
                     return f"${name}"
                 if data is not None:
                     return f"${name}, which may lead to ${data}"

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Any
 
 from permissions.bash.audit import (
-    DATA_VARIABLES,
     audit_tree,
     check_arithmetic,
     check_arithmetic_tests,
@@ -66,7 +65,7 @@ class _Walker:
         self.visited: set[int] = set()  # start bytes of the substitutions walked
         # loop variables whose values are data (file names, command output): bash evaluates a
         # value like `a[$(cmd)]` when it is used as arithmetic or as a name (`${!v}`)
-        self.tainted: set[str] = set(DATA_VARIABLES)
+        self.tainted: set[str] = set()
         self.loop_names: set[str] = set()  # every for loop's variable (`for HOME in ./d`)
 
     def text(self, node: Any) -> str:
