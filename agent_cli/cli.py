@@ -65,7 +65,7 @@ def _permissions(argv: Sequence[str]) -> int:
 
 
 def _demo(argv: Sequence[str]) -> int:
-    from agent_cli.frontends.demo import run_demo
+    from agent_cli.frontends.demo.tour import run_demo
 
     return run_demo(argv)
 
@@ -100,11 +100,11 @@ def _run(argv: Sequence[str]) -> int:
         print("Try 'nerve --help'.", file=sys.stderr)
         return 2
     if options.input_format == "stream-json":  # the Agent SDK's headless mode, -p or not
-        from agent_cli.frontends.sdk_mode import run_sdk_mode
+        from agent_cli.frontends.sdk.mode import run_sdk_mode
 
         return run_sdk_mode(options)
     if options.print_mode:
-        from agent_cli.frontends.print_mode import run_print_mode
+        from agent_cli.frontends.print.mode import run_print_mode
 
         return run_print_mode(options)
     from agent_cli.frontends.interactive import run_interactive

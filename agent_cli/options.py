@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json-schema")
     p.add_argument("--fallback-model")
     # the TypeScript Agent SDK: bypass may be switched to later; initialize carries MCP servers
-    # (SDK mode always reads a first initialize before it builds the session: sdk_initialize)
+    # (SDK mode always reads a first initialize before it builds the session: frontends/sdk/initialize.py)
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true")
     p.add_argument("--await-initialize", action="store_true")
     # the SDKs' thinking and effort options (what /model thinking|effort sets, for the session)

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/bash.py``. Prints a table; nothing asserts.
 
 * overhead of ``Bash(true)`` beyond a bare ``bash -c true`` through
   ``asyncio.create_subprocess_exec`` (median of 30; target < 2 ms): calling ``tool.call``
-  directly, and through ``tools.execution.pipeline.run_tool_call`` in bypass mode;
+  directly, and through ``tools.pipeline.steps.run_tool_call`` in bypass mode;
 * peak RSS growth (VmHWM) of a fresh process running ``seq 1 50000000`` through the tool
   (target < 64 MB).
 """
@@ -100,8 +100,8 @@ async def _overheads() -> dict[str, list[float]]:
 
         variants["Bash tool.call(true)"] = direct
         try:
-            from tools.execution.pipeline import run_tool_call
-            from tools.execution.pipeline_types import ToolCall
+            from tools.pipeline.steps import run_tool_call
+            from tools.pipeline.types import ToolCall
         except ImportError:
             pass
         else:

@@ -1,7 +1,7 @@
 """Capture the real Claude Code CLI's stream-json frames and write their field set as the fixture.
 
 Run: ``.venv/bin/python bench/capture_claude_frames.py [CLAUDE_BINARY]`` (default: the binary
-claude-agent-sdk bundles). Each run of ``tests/agent_cli/frontends/stream_json_frames.RUNS`` is
+claude-agent-sdk bundles). Each run of ``tests/agent_cli/frontends/stream_json/frames.RUNS`` is
 played by the real CLI against the scripted server on 127.0.0.1 (nonessential traffic off, no
 retries, a throw-away HOME); the field set of every kind of frame it printed (keys in order,
 placeholder values of their types, keys every frame of the kind carries) replaces the kinds in
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import agent_cli.testing.scripted_server as scripted  # noqa: E402
-from tests.agent_cli.frontends.stream_json_frames import (  # noqa: E402
+from tests.agent_cli.frontends.stream_json.frames import (  # noqa: E402
     RUNS,
     StreamRun,
     common,

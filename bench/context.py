@@ -46,8 +46,8 @@ from agent_cli.transcripts.transcript import TranscriptWriter  # noqa: E402
 from permissions.types import PermissionContext, PermissionMode  # noqa: E402
 from tools.builtin.edit import edit_tool  # noqa: E402
 from tools.context import ReadRecord, ToolOptions, ToolUseContext, content_hash  # noqa: E402
-from tools.execution.file_watch import FILE_WATCH_KEY  # noqa: E402
-from tools.execution.pipeline import ToolCall, run_tool_call  # noqa: E402
+from tools.pipeline.file_watch import FILE_WATCH_KEY  # noqa: E402
+from tools.pipeline.steps import ToolCall, run_tool_call  # noqa: E402
 
 EDITS = 300
 ROUNDS = 5

@@ -95,8 +95,8 @@ async def main() -> None:
 
         pipeline: Any = None
         try:
-            from tools.execution.pipeline import run_tool_call
-            from tools.execution.pipeline_types import ToolCall
+            from tools.pipeline.steps import run_tool_call
+            from tools.pipeline.types import ToolCall
 
             async def pipeline(name: str, raw: dict[str, Any]) -> Any:
                 outcome = await run_tool_call(ToolCall("bench", name, raw), ctx)

@@ -26,9 +26,9 @@ from permissions.rules import make_rule  # noqa: E402
 from permissions.types import PermissionContext, PermissionRule  # noqa: E402
 from tools.base import Tool, build_tool  # noqa: E402
 from tools.context import ToolOptions, ToolUseContext  # noqa: E402
-from tools.execution.executor import StreamingToolExecutor  # noqa: E402
-from tools.execution.pipeline import run_tool_call  # noqa: E402
-from tools.execution.pipeline_types import ToolCall  # noqa: E402
+from tools.pipeline.executor import StreamingToolExecutor  # noqa: E402
+from tools.pipeline.steps import run_tool_call  # noqa: E402
+from tools.pipeline.types import ToolCall  # noqa: E402
 from tools.result import ToolResult  # noqa: E402
 
 OVERHEAD_TARGET_US = 150.0

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tools.builtin.reaper import (  # noqa: E402
+from tools.process.reaper import (  # noqa: E402
     OWNER_PID_ENV,
     OWNER_START_ENV,
     Owner,

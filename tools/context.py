@@ -226,7 +226,7 @@ class ToolUseContext:
     state: RuntimeState = field(default_factory=RuntimeState)
     callbacks: Callbacks = field(default_factory=Callbacks)
     agent: AgentContext = field(default_factory=AgentContext)
-    hooks: Any = None  # tools.execution.hooks.HookRunner, or None for "no hooks"
+    hooks: Any = None  # tools.hooks.runner.HookRunner, or None for "no hooks"
 
     @property
     def cwd(self) -> Path:

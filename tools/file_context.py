@@ -29,7 +29,7 @@ class FileContextProvider(Protocol):
 
 def file_context_messages(path: Path, ctx: ToolUseContext) -> list[dict[str, Any]]:
     """System reminders for a file just read (empty without a provider)."""
-    from tools.execution.pipeline_types import system_reminder
+    from tools.pipeline.types import system_reminder
 
     provider = ctx.options.extra.get(FILE_CONTEXT_KEY)
     if not isinstance(provider, FileContextProvider):

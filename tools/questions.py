@@ -3,7 +3,7 @@
 ``Callbacks.ask_user`` (``tools.context``) takes a :class:`QuestionPrompt` and returns a
 :class:`QuestionResponse`, or None when there is no one to ask (print mode, a headless
 context): the tool then tells the model that no one can answer. The TUI implements it with a
-keyboard-driven modal (``agent_cli.tui.question``).
+keyboard-driven modal (``agent_cli.tui.screens.question``).
 """
 
 from __future__ import annotations

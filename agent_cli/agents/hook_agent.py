@@ -3,7 +3,7 @@
 The hook's prompt (with the event JSON) is the task of a child ``AgentLoop`` that may use only
 Read, Glob and Grep, in ``dontAsk`` mode (no prompt can reach the user; deny rules still apply),
 with no hooks of its own (an agent hook on Read would otherwise call itself). Its final answer is
-parsed as the ``{"ok": ..., "reason": ...}`` verdict by ``tools.execution.hook_verdict``; the
+parsed as the ``{"ok": ..., "reason": ...}`` verdict by ``tools.hooks.verdict``; the
 hook's ``timeout`` (default 60 s) bounds the whole run. The model is the hook's ``model``, else
 the fast model; its tokens join the session's usage.
 """
@@ -40,7 +40,7 @@ AGENT_HOOK_SYSTEM = (
 
 
 class LoopHookAgent:
-    """``tools.execution.hook_verdict.HookAgent`` on child loops of the session's client."""
+    """``tools.hooks.verdict.HookAgent`` on child loops of the session's client."""
 
     def __init__(
         self,

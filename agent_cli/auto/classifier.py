@@ -105,7 +105,7 @@ def _classifier_may_decide(verdict: Verdict) -> bool:
 
 
 class ModelSafetyClassifier:
-    """``tools.execution.pipeline_types.SafetyClassifier`` on the session's model client.
+    """``tools.pipeline.types.SafetyClassifier`` on the session's model client.
 
     ``model_client`` offers ``stream_turn(system, messages, tools, *, abort, model, max_tokens,
     extra)`` (``agent_cli.model.client.ModelClient``); ``main_model`` gives the session's
@@ -152,8 +152,8 @@ class ModelSafetyClassifier:
         and human-only asks from costing a model request.
         """
         from permissions.engine import decide
-        from tools.execution.pipeline_permission import build_request
-        from tools.execution.pipeline_types import CallState, ToolCall, find_tool
+        from tools.pipeline.permission import build_request
+        from tools.pipeline.types import CallState, ToolCall, find_tool
 
         tool = find_tool(ctx.options.tools, tool_name)
         if tool is None or not isinstance(tool_input, dict):

@@ -16,7 +16,7 @@ from typing import Any
 from agent_cli.customize.commands import CommandSet, PromptCommand
 from tools.builtin.skill import LoadedSkill, SkillInfo, skill_rules
 from tools.context import ToolUseContext
-from tools.execution.pipeline_types import CallOutcome, ToolCall
+from tools.pipeline.types import CallOutcome, ToolCall
 
 __all__ = ["CommandCatalog", "listing_for_prompt"]
 
@@ -77,7 +77,7 @@ class CommandCatalog:
         run_ctx = dataclasses.replace(ctx, permissions=perms)
 
         async def run_tool(tool: str, tool_input: dict[str, Any]) -> CallOutcome:
-            from tools.execution.pipeline import run_tool_call
+            from tools.pipeline.steps import run_tool_call
 
             return await run_tool_call(ToolCall(new_call_id(), tool, tool_input), run_ctx)
 

@@ -1,6 +1,6 @@
 """Sub-agent types given as JSON: Claude Code's ``--agents '{"name": {...}}'`` flag, which is also
 what the Agent SDKs' ``agents`` option becomes (they send it in ``initialize``; SDK mode folds it
-into the flag, ``agent_cli.frontends.sdk_initialize``).
+into the flag, ``agent_cli.frontends.sdk.initialize``).
 
 Each entry is ``{"description", "prompt", "tools"?, "model"?, "permissionMode"?}`` (the SDKs'
 ``AgentDefinition``); these agents override the built-in, user and project ones of the same

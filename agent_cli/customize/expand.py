@@ -30,7 +30,7 @@ from typing import Any
 from agent_cli.customize.commands import PromptCommand
 from agent_cli.customize.mention_refs import find_mentions, resolve_ref
 from permissions.types import Decision
-from tools.execution.pipeline_types import CallOutcome
+from tools.pipeline.types import CallOutcome
 
 __all__ = [
     "Expansion",

@@ -61,9 +61,9 @@ from agent_cli.model.usage import SessionUsage, Usage, cost_usd
 from permissions.types import Decision
 from tools.base import Tool
 from tools.context import AbortSignal, ToolUseContext
-from tools.execution.budget import ConversationBudget
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline_types import CallOutcome, ToolCall, call_header
+from tools.pipeline.budget import ConversationBudget
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.types import CallOutcome, ToolCall, call_header
 from tools.registry import tools_for_api
 
 __all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]

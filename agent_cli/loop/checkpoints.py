@@ -78,7 +78,7 @@ def _sha(data: bytes) -> str:
 
 
 class CheckpointStore:
-    """The session's checkpoints; also the pipeline's ``tools.execution.file_watch.FileWatch``."""
+    """The session's checkpoints; also the pipeline's ``tools.pipeline.file_watch.FileWatch``."""
 
     def __init__(
         self,

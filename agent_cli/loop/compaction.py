@@ -39,7 +39,7 @@ from agent_cli.model.turn import AssistantTurn, ModelError
 from agent_cli.model.usage import SessionUsage
 from tools.base import Tool
 from tools.context import AbortSignal, ReadFileState, ToolUseContext
-from tools.execution.budget import ConversationBudget
+from tools.pipeline.budget import ConversationBudget
 from tools.registry import tools_for_api
 
 __all__ = [

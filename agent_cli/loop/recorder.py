@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from agent_cli.loop.turn_context import usage_dict
 from agent_cli.model.turn import AssistantTurn
 from tools.context import ToolUseContext
-from tools.execution.pipeline_types import CallOutcome
+from tools.pipeline.types import CallOutcome
 
 __all__ = ["TranscriptPort", "TurnRecorder"]
 

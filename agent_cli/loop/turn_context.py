@@ -15,7 +15,7 @@ from agent_cli.model.usage import Usage
 from permissions.types import RuleValue
 from tools.base import Tool
 from tools.context import PermissionPrompt, PermissionResponse, ToolUseContext
-from tools.execution.pipeline_types import CallOutcome, find_tool
+from tools.pipeline.types import CallOutcome, find_tool
 
 __all__ = [
     "Emit",

@@ -36,8 +36,8 @@ from agent_cli.session.transcript_open import open_transcript
 from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
 from permissions.types import PermissionMode, RuleSource
 from tools.context import ToolUseContext
-from tools.execution.pipeline_types import call_header
 from tools.file_context import FILE_CONTEXT_KEY
+from tools.pipeline.types import call_header
 
 __all__ = ["AgentSession", "SessionError", "find_session"]
 
@@ -180,7 +180,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
             self.expansion_abort.abort()
 
     async def run_shell(self, command: str) -> str:
-        from tools.builtin.bash.runner import bash_path, run_in_group
+        from tools.process.runner import bash_path, run_in_group
 
         # The Bash tool's runner: its own session, cgroup scope and lease, so nothing it starts
         # (``setsid``, ``&``) outlives the command or a crash of Nerve.
@@ -306,7 +306,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
 
     async def close(self) -> None:
         self.disarm_idle_notification()
-        from tools.builtin.background import BackgroundTaskManager
+        from tools.process.background import BackgroundTaskManager
 
         if self.reaper is not None:
             await asyncio.to_thread(self.reaper.join, 5.0)
@@ -440,7 +440,7 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
             yield Notice(msg, "warning")
         env_file = getattr(hooks, "env_file", None)
         if env_file is not None:
-            from tools.execution.hook_env_file import exported_by_env_file
+            from tools.hooks.env_file import exported_by_env_file
 
             base = self.ctx.options.environ
             base = dict(os.environ if base is None else base)
@@ -465,10 +465,10 @@ class AgentSession(SessionAdmin, SandboxAdmin, SessionContextOps, SessionNotific
 
 async def _end_leftovers(ctx: ToolUseContext) -> None:
     """Nothing Nerve started outlives it: hooks' detached jobs, escapees of ``setsid``
-    (tools.containment), the sandbox's temp dir; then the lease goes, so the next start has
+    (tools.process.containment), the sandbox's temp dir; then the lease goes, so the next start has
     nothing to reap."""
-    from tools.builtin.owners import forget_own_lease
-    from tools.containment import close_scopes
+    from tools.process.containment import close_scopes
+    from tools.process.owners import forget_own_lease
     from tools.sandbox import get_sandbox
 
     await close_scopes()

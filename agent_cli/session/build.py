@@ -55,8 +55,8 @@ def build_session(
     from config import SettingsError, find_project_root, load_settings
     from permissions.from_settings import permission_context_from_settings
     from permissions.rules import RuleSyntaxError, make_rule
-    from tools.builtin.reaper import start_reaper
-    from tools.execution.hooks import HookRunner
+    from tools.hooks.runner import HookRunner
+    from tools.process.reaper import start_reaper
     from tools.registry import assemble_tool_pool, get_all_base_tools
 
     record = record and not options.no_session_persistence  # nothing written to disk

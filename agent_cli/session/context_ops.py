@@ -23,7 +23,7 @@ from agent_cli.loop.context_policy import ContextPolicy
 from agent_cli.loop.context_usage import ContextUsage, context_usage
 from agent_cli.loop.events import AgentEvent
 from agent_cli.loop.messages import text_of
-from tools.execution.file_watch import FILE_WATCH_KEY
+from tools.pipeline.file_watch import FILE_WATCH_KEY
 
 if TYPE_CHECKING:
     from agent_cli.loop.agent_loop import AgentLoop

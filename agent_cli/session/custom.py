@@ -29,7 +29,7 @@ from agent_cli.loop.events import AgentEvent, ErrorEvent, Notice, TurnFinished
 from permissions.types import PermissionRule, RuleBehavior, RuleSource
 from tools.base import Tool
 from tools.context import AbortSignal
-from tools.execution.pipeline_types import CallOutcome, ToolCall
+from tools.pipeline.types import CallOutcome, ToolCall
 
 if TYPE_CHECKING:
     from agent_cli.session.agent_session import AgentSession
@@ -158,7 +158,7 @@ def _turn_model(session: AgentSession, command: PromptCommand) -> str | None:
 def _keep_approvals(session: AgentSession, outcomes: Sequence[CallOutcome]) -> list[str]:
     """A command line the user approved with "always": saved like any approval. Nothing else a
     command line did carries over (a ``cd`` in it does not move the session)."""
-    from tools.execution.pipeline_permission import session_rules_modifier
+    from tools.pipeline.permission import session_rules_modifier
 
     notes = []
     for outcome in outcomes:
@@ -180,7 +180,7 @@ def _tool_runner(session: AgentSession, events: list[Any]) -> tuple[AbortSignal,
     the whole pipeline, with a fresh signal (the last turn's may be aborted; Esc stops them)."""
     from agent_cli.customize.expand import new_call_id
     from agent_cli.loop.turn_context import context_for_turn
-    from tools.execution.pipeline import run_tool_call
+    from tools.pipeline.steps import run_tool_call
 
     signal = AbortSignal()
     session.loop.ctx.state.abort = signal

@@ -27,7 +27,7 @@ from agent_cli.customize.mention_refs import (
     resolve_ref,
 )
 from agent_cli.session.attachment_text import CALLED, RESULT
-from tools.execution.pipeline_types import CallOutcome
+from tools.pipeline.types import CallOutcome
 
 __all__ = ["Attachments", "attach_mentions"]
 

@@ -38,7 +38,7 @@ SANDBOX_MODES: dict[str, tuple[bool, bool]] = {
 
 def _protected_dirs() -> list[Path]:
     """Nerve's own state: the data dir (its folder-trust store) and custom config dirs."""
-    from tools.builtin.owners import lease_dir
+    from tools.process.owners import lease_dir
 
     out = [lease_dir().parent]
     for name in ("NERVE_CONFIG_DIR", "CLAUDE_CONFIG_DIR"):
@@ -83,7 +83,7 @@ class SandboxAdmin:
 
     def sandbox_status(self) -> dict[str, Any]:
         """What ``/sandbox`` shows (plain data, so the slash wing needs no sandbox types)."""
-        from tools.containment import containment
+        from tools.process.containment import containment
 
         sandbox = self.sandbox()
         if sandbox is None:

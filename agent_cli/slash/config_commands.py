@@ -1,5 +1,5 @@
 """``/config``: the effective settings and where each comes from; in the app a screen that can
-change a few of them (``agent_cli.tui.config_screen``), elsewhere the listing as text."""
+change a few of them (``agent_cli.tui.screens.config``), elsewhere the listing as text."""
 
 from __future__ import annotations
 

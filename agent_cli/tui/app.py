@@ -22,12 +22,10 @@ from agent_cli.tui.banner import startup_problems_text
 from agent_cli.tui.bell import ring_bell
 from agent_cli.tui.clipboard import PastedImages, paste_clipboard_image
 from agent_cli.tui.completion import Completion, path_completions, slash_completions
-from agent_cli.tui.conversation import Conversation, stored_entries
 from agent_cli.tui.idle_gc import CHECK_INTERVAL_S, IdleCollector
 from agent_cli.tui.keys import KeyActions
 from agent_cli.tui.labels import status_parts
 from agent_cli.tui.preferences import apply_preferences
-from agent_cli.tui.prompt_input import CompletionList, PromptInput
 from agent_cli.tui.slash_host import (
     is_memory_note,
     run_memory_note,
@@ -35,18 +33,20 @@ from agent_cli.tui.slash_host import (
     slash_descriptions,
     works_without_session,
 )
-from agent_cli.tui.spinner import WorkingLine
 from agent_cli.tui.startup import SessionFactory, SessionNotReady
-from agent_cli.tui.status_line import CustomStatusLine
 from agent_cli.tui.styles import APP_CSS
-from agent_cli.tui.toasts import keep_toasts_above
-from agent_cli.tui.widgets import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
+from agent_cli.tui.widgets.conversation import Conversation, stored_entries
+from agent_cli.tui.widgets.items import NoticeLine, StatusBar, StreamStats, ToolCall, UserMessage
+from agent_cli.tui.widgets.prompt_input import CompletionList, PromptInput
+from agent_cli.tui.widgets.spinner import WorkingLine
+from agent_cli.tui.widgets.status_line import CustomStatusLine
+from agent_cli.tui.widgets.toasts import keep_toasts_above
 
 if TYPE_CHECKING:
     from agent_cli.session.port import SessionPort
     from agent_cli.session.trust import TrustQuestion
-    from agent_cli.tui.markdown import AssistantMessage
-    from agent_cli.tui.settled import PartRetirer
+    from agent_cli.tui.widgets.markdown import AssistantMessage
+    from agent_cli.tui.widgets.settled import PartRetirer
     from tools.context import PermissionPrompt, PermissionResponse
 
 __all__ = [
@@ -319,10 +319,10 @@ class NerveApp(KeyActions):
                 ring_bell(self)  # now it waits for the user
 
     async def _new_assistant(self, fence: Any) -> None:
-        from agent_cli.tui.markdown import AssistantMessage
+        from agent_cli.tui.widgets.markdown import AssistantMessage
 
         if fence is None:  # a new answer: its finished parts go to a new SettledParts
-            from agent_cli.tui.settled import PartRetirer
+            from agent_cli.tui.widgets.settled import PartRetirer
 
             self._retirer = PartRetirer(self.conversation)
         self._assistant = AssistantMessage(
@@ -352,8 +352,8 @@ class NerveApp(KeyActions):
             TextDelta,
             TurnFinished,
         )
-        from agent_cli.tui.thinking_view import show_thinking_event
         from agent_cli.tui.tool_view import show_tool_event
+        from agent_cli.tui.widgets.thinking import show_thinking_event
 
         if await show_tool_event(self, event) or await show_thinking_event(self, event):
             return
@@ -388,7 +388,7 @@ class NerveApp(KeyActions):
             elif event.text not in self.said:
                 self.say(event.text, "warning" if event.level == "warning" else "info")
         elif isinstance(event, CompactProgress):
-            from agent_cli.tui.compact_view import show_compact_progress
+            from agent_cli.tui.widgets.compact import show_compact_progress
 
             await show_compact_progress(self, event)
         elif isinstance(event, ErrorEvent):
@@ -413,8 +413,8 @@ class NerveApp(KeyActions):
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionResponse:
         """The session's permission handler: wait for a pause in typing, then ask."""
-        from agent_cli.tui.permission import ask_in_modal
         from agent_cli.tui.permission_flow import settle_answer
+        from agent_cli.tui.screens.permission import ask_in_modal
 
         async with self._perm_lock:
             await self._typing_paused()
@@ -433,8 +433,8 @@ class NerveApp(KeyActions):
             set_questions(self.ask_questions)
 
     async def ask_questions(self, prompt: Any) -> Any:
-        """AskUserQuestion's handler: the question modal (``agent_cli.tui.question``)."""
-        from agent_cli.tui.question import ask_questions
+        """AskUserQuestion's handler: the question modal (``agent_cli.tui.screens.question``)."""
+        from agent_cli.tui.screens.question import ask_questions
 
         ring_bell(self)
         with self.working.hidden():
@@ -456,7 +456,7 @@ class NerveApp(KeyActions):
 
     async def resolve_trust(self, question: TrustQuestion) -> None:
         """Ask whether to trust the project folder, before the session is built; record a Yes."""
-        from agent_cli.tui.trust import ask_trust_in_modal, settle_trust
+        from agent_cli.tui.screens.trust import ask_trust_in_modal, settle_trust
 
         async with self._perm_lock:
             await self._typing_paused()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_cli.tui.permission import LOCAL_SETTINGS_FILE
+from agent_cli.tui.screens.permission import LOCAL_SETTINGS_FILE
 from tools.context import PermissionAnswer, PermissionPrompt, PermissionResponse
 
 if TYPE_CHECKING:

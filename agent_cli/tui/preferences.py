@@ -27,7 +27,7 @@ def apply_preferences(app: Any, session: Any) -> None:
         app.theme = theme
     verbose = extras.get("verbose")
     if isinstance(verbose, bool) and verbose != app.transcript_full:
-        from agent_cli.tui.widgets import ToolCall
+        from agent_cli.tui.widgets.items import ToolCall
 
         app.transcript_full = verbose
         for widget in app.query(ToolCall):

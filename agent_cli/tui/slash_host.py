@@ -56,7 +56,7 @@ class TuiSlashHost:
         await self.app.resume_session(session_id)
 
     async def choose_session(self, sessions: list[dict[str, Any]]) -> None:
-        from agent_cli.tui.resume import ResumeScreen
+        from agent_cli.tui.screens.resume import ResumeScreen
 
         app = self.app
 
@@ -71,7 +71,7 @@ class TuiSlashHost:
 
     def open_view(self, name: str) -> bool:
         """``/config`` and ``/permissions``: the app's screens for them."""
-        from agent_cli.tui.settings_screens import open_view
+        from agent_cli.tui.screens.settings import open_view
 
         return open_view(self.app, name)
 
@@ -90,7 +90,7 @@ class TuiSlashHost:
         then: Callable[[int | None], Awaitable[None]],
         initial: int = 0,
     ) -> None:
-        from agent_cli.tui.picker import ChoiceScreen
+        from agent_cli.tui.screens.picker import ChoiceScreen
 
         app = self.app
 
@@ -131,7 +131,7 @@ class TuiSlashHost:
         self.app.run_events(events)
 
     async def choose_rewind(self, points: list[Any]) -> None:
-        from agent_cli.tui.rewind import RewindChoice, RewindScreen, apply_rewind
+        from agent_cli.tui.screens.rewind import RewindChoice, RewindScreen, apply_rewind
 
         app = self.app
         if app.turn_running:

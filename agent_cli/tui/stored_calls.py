@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_cli.slash.views import content_text, tool_header
 from agent_cli.tui.summaries import UserView, rejected_label, user_view
-from tools.execution.pipeline_permission import REJECT_MESSAGE, REJECT_WITH_FEEDBACK
+from tools.pipeline.permission import REJECT_MESSAGE, REJECT_WITH_FEEDBACK
 
 __all__ = ["StoredCalls", "stored_calls_of"]
 

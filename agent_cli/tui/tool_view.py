@@ -20,8 +20,8 @@ from agent_cli.session.restored_calls import view_fields
 from agent_cli.tui.labels import retry_text
 from agent_cli.tui.permission_flow import rejected_text
 from agent_cli.tui.summaries import UserView, rejected_label, shown_header, user_view
-from agent_cli.tui.thinking_view import refresh_thinking
-from agent_cli.tui.widgets import ToolCall
+from agent_cli.tui.widgets.items import ToolCall
+from agent_cli.tui.widgets.thinking import refresh_thinking
 
 __all__ = ["show_tool_event", "toggle_transcript"]
 

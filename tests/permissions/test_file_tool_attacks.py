@@ -17,7 +17,7 @@ from tools.builtin.notebook_edit import TOOLS as NOTEBOOK
 from tools.builtin.read import TOOLS as READ
 from tools.builtin.write import TOOLS as WRITE
 from tools.context import PermissionAnswer, PermissionResponse
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 
 ALL = (*READ, *EDIT, *WRITE, *NOTEBOOK, *GLOB, *GREP)
 DENY_SECRETS = rules(("Read(./.env)", "deny"), ("Read(./secrets/**)", "deny"))

@@ -141,7 +141,7 @@ def hook_script(directory: Path, name: str, stdout: str, exit_code: int = 0) -> 
 
 
 def hook_runner(directory: Path, config: dict[str, Any]) -> Any:
-    from tools.execution.hooks import HookRunner
+    from tools.hooks.runner import HookRunner
 
     return HookRunner(
         config,

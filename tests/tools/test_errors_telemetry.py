@@ -124,7 +124,7 @@ def test_emit_reaches_a_configured_provider_sanitised() -> None:
 
 def test_pipeline_import_does_not_import_opentelemetry() -> None:
     code = (
-        "import sys, tools.execution.pipeline, tools.execution.executor, tools.registry\n"
+        "import sys, tools.pipeline.steps, tools.pipeline.executor, tools.registry\n"
         "print('opentelemetry' in sys.modules)\n"
     )
     out = subprocess.run(

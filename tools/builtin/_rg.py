@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tools.builtin.owners import note_group, owner_env
 from tools.context import AbortSignal
+from tools.process.owners import note_group, owner_env
 
 __all__ = ["VCS_DIRS", "RgRun", "find_rg", "run_rg", "vcs_excludes"]
 
@@ -80,7 +80,7 @@ async def run_rg(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
-        env=owner_env(),  # a crash leaves rg to the next start's reaper (tools.builtin.reaper)
+        env=owner_env(),  # a crash leaves rg to the next start's reaper (tools.process.reaper)
     )
     note_group(proc.pid)
     assert proc.stdout is not None and proc.stderr is not None

@@ -1,6 +1,6 @@
 """TaskOutput (legacy BashOutput) and TaskStop (legacy KillShell): background task control.
 
-Both work on the session's :class:`~tools.builtin.background.BackgroundTaskManager`.
+Both work on the session's :class:`~tools.process.background.BackgroundTaskManager`.
 TaskOutput returns the output written since the previous read plus the task's status; with
 ``block`` (the default) it first waits until the task ends, the timeout passes or the turn is
 aborted. TaskStop ends the task's whole process group.
@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.base import ProgressFn, Tool, build_tool
-from tools.builtin.background import TaskSnapshot, get_manager
 from tools.context import ToolUseContext
+from tools.process.background import TaskSnapshot, get_manager
 from tools.result import ToolResult
 
 __all__ = ["TASK_OUTPUT_TOOL", "TASK_STOP_TOOL", "TOOLS", "TaskOutputInput", "TaskStopInput"]

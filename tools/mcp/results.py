@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.execution.budget import persist_result
+from tools.pipeline.budget import persist_result
 from tools.result import ContentBlock
 
 __all__ = [

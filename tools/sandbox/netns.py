@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tools.builtin.owners import note_group, owner_env
+from tools.process.owners import note_group, owner_env
 
 __all__ = ["PROXY_PORT", "Handshake", "Relay", "handshake", "start_relay"]
 

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.builtin.owners import Owner, lease_dir, read_stat, self_owner
+from tools.process.owners import Owner, lease_dir, read_stat, self_owner
 
 __all__ = ["StubRegistry", "sweep_dead_journals"]
 

@@ -14,8 +14,8 @@ from permissions.types import Decision, PermissionContext, RuleSource
 from tests.agent_cli.customize.showcase import make_showcase
 from tools.builtin.skill import SKILLS_KEY
 from tools.context import ToolOptions, ToolUseContext
-from tools.execution.pipeline import run_tool_call
-from tools.execution.pipeline_types import CallOutcome, ToolCall
+from tools.pipeline.steps import run_tool_call
+from tools.pipeline.types import CallOutcome, ToolCall
 from tools.registry import get_all_base_tools
 
 

@@ -12,8 +12,8 @@ from agent_cli.customize.expand import command_header, expand_command, substitut
 from permissions.rules import make_rule
 from permissions.types import PermissionContext, RuleSource
 from tools.context import ToolOptions, ToolUseContext
-from tools.execution.pipeline import run_tool_call
-from tools.execution.pipeline_types import CallOutcome, ToolCall
+from tools.pipeline.steps import run_tool_call
+from tools.pipeline.types import CallOutcome, ToolCall
 from tools.registry import get_all_base_tools
 
 

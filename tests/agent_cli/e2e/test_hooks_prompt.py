@@ -12,7 +12,7 @@ from typing import Any
 from agent_cli.testing import Fault, Match, Scenario, Turn, text, tool_use
 from agent_cli.testing.faults import slow
 from tests.agent_cli.e2e.conftest import Harness, Run
-from tools.execution.hook_verdict import PROMPT_HOOK_SYSTEM
+from tools.hooks.verdict import PROMPT_HOOK_SYSTEM
 
 _MARK = PROMPT_HOOK_SYSTEM[:40]
 

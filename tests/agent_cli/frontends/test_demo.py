@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from agent_cli.frontends.demo import DemoWorkspace, demo_environment, make_demo_app
-from agent_cli.frontends.demo_scenario import AFTER_THE_END, TEST_COMMAND, build_scenario
+from agent_cli.frontends.demo.scenario import AFTER_THE_END, TEST_COMMAND, build_scenario
+from agent_cli.frontends.demo.tour import DemoWorkspace, demo_environment, make_demo_app
 from agent_cli.options import RunOptions
 from agent_cli.testing import ScriptedServer
 
 NERVE = str(Path(sys.executable).with_name("nerve"))
-SOURCE = Path(__file__).resolve().parents[3] / "agent_cli" / "frontends" / "demo_project"
+SOURCE = Path(__file__).resolve().parents[3] / "agent_cli" / "frontends" / "demo" / "project"
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -177,8 +177,8 @@ async def _tui_tour(
     """Run the TUI tour answering each prompt by tool name, then type each of ``afters`` once
     the turn is over (answering its prompts too); returns (workspace, assistant texts)."""
     from agent_cli.session.agent_session import AgentSession
-    from agent_cli.tui.permission import PermissionScreen
-    from agent_cli.tui.widgets import AssistantMessage, NoticeLine
+    from agent_cli.tui.screens.permission import PermissionScreen
+    from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine
 
     ws = DemoWorkspace.create(SOURCE)
     server = ScriptedServer(build_scenario(ws.project, print_mode=False, extra_turns=1)).start()
@@ -247,7 +247,7 @@ def test_an_unexpected_request_is_a_failure_the_demo_reports(tmp_path: Path) -> 
     import urllib.error
     import urllib.request
 
-    from agent_cli.frontends.demo import server_problems
+    from agent_cli.frontends.demo.tour import server_problems
 
     with ScriptedServer(build_scenario(tmp_path)) as server:
         assert server_problems(server, print_mode=False) == []

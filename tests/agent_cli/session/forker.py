@@ -50,7 +50,7 @@ def _reap() -> None:
 
 
 def main() -> int:
-    from agent_cli.frontends import print_mode  # noqa: F401
+    from agent_cli.frontends.print import mode as print_mode  # noqa: F401
     from agent_cli.session import agent_session  # noqa: F401
     from agent_cli.session.build import _import_client
 

@@ -84,7 +84,7 @@ def test_kill_mid_tool_call_then_continue(harness: Harness, killer: list) -> Non
         run = _continue(
             harness, [Turn([text("Picking up again.")], match=Match(tool_result_for="t_sleep"))]
         )
-        # The next start's reaper (tools/builtin/reaper.py) ended the dead nerve's group.
+        # The next start's reaper (tools/process/reaper.py) ended the dead nerve's group.
         wait_for(lambda: not group_alive(pgid), timeout=5, what="the reaper to end the orphan")
     finally:
         kill_group(started)  # safety net only

@@ -153,7 +153,7 @@ async def test_a_pasted_image_path_is_sent_as_an_image_block(
 async def test_the_transcript_keeps_the_attachment_and_a_resume_shows_one_line(
     env: Path,  # noqa: F811
 ) -> None:
-    from agent_cli.tui.conversation import entries_from_messages
+    from agent_cli.tui.widgets.conversation import entries_from_messages
 
     (env / "a.py").write_text("SECRET_SAUCE = 1\n")
     (env / "pic.png").write_bytes(_png())

@@ -11,8 +11,8 @@ from pathlib import Path
 from agent_cli.options import RunOptions
 from agent_cli.session.agent_session import AgentSession
 from tests.agent_cli.loop.test_agent_loop import env  # noqa: F401  (fixture)
-from tools.containment import containment
-from tools.process_group import live_group_members
+from tools.process.containment import containment
+from tools.process.groups import live_group_members
 
 
 def _sleeps(tag: str) -> list[int]:

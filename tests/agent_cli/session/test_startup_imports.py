@@ -97,12 +97,12 @@ def test_a_caller_of_main_keeps_its_collector(harness: Harness) -> None:
 # What the interactive session build (``nerve``'s "session ready") does not load when the project
 # has no hooks and no MCP server: what runs a hook, the MCP client, adapters and manager.
 NOT_AT_READY = (
-    "tools.execution.hook_callback",
-    "tools.execution.hook_dispatch",
-    "tools.execution.hook_http",
-    "tools.execution.hook_output",
-    "tools.execution.hook_process",
-    "tools.execution.hook_verdict",
+    "tools.hooks.callbacks",
+    "tools.hooks.dispatch",
+    "tools.hooks.http",
+    "tools.hooks.output",
+    "tools.hooks.process",
+    "tools.hooks.verdict",
     "tools.mcp.adapter",
     "tools.mcp.client",
     "tools.mcp.manager",

@@ -17,7 +17,7 @@ from agent_cli.loop.events import (
 )
 from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.app import INTERRUPTED
-from agent_cli.tui.widgets import AssistantMessage, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine, ToolCall, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession, Hold
 
@@ -224,7 +224,7 @@ async def test_ctrl_j_newline_and_history_across_restarts(tmp_path: Path, make_a
 async def test_long_answer_splits_at_paragraphs_and_keeps_all_text(
     session: FakeSession, make_app: Any
 ) -> None:
-    from agent_cli.tui.widgets import MarkdownText
+    from agent_cli.tui.widgets.items import MarkdownText
 
     para = "word " * 200  # 1,000 chars
     fence = "```\n" + ("code line\n\n" * 300) + "```"  # blank lines inside a fence: no split

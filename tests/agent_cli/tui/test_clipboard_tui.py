@@ -14,7 +14,7 @@ from textual import events
 
 from agent_cli.testing import Scenario, Turn, text
 from agent_cli.tui.clipboard import NO_TOOL
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.clipboard_fakes import fake_clipboard, png
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401

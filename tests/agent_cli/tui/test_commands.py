@@ -10,9 +10,9 @@ import pytest
 
 from agent_cli.session.port import RuleView, ToolView
 from agent_cli.slash.registry import parse_slash
-from agent_cli.tui.conversation import WINDOW, entries_from_messages
-from agent_cli.tui.resume import ResumeScreen
-from agent_cli.tui.widgets import MarkdownText, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.screens.resume import ResumeScreen
+from agent_cli.tui.widgets.conversation import WINDOW, entries_from_messages
+from agent_cli.tui.widgets.items import MarkdownText, NoticeLine, ToolCall, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 
@@ -263,7 +263,7 @@ def test_entries_tolerate_bad_shapes() -> None:
         [{"role": "user"}, {"role": "assistant", "content": [1, {"type": "thinking"}]}, {}]  # type: ignore[list-item]
     )
     # the malformed pieces are skipped; a thinking block (its text may be empty: the API can
-    # omit it) is the one dim "Thinking" line, as live (tui/thinking_view.py)
+    # omit it) is the one dim "Thinking" line, as live (tui/widgets/thinking.py)
     assert [(e.kind, e.text) for e in entries] == [("thinking", "")]
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from agent_cli.loop.compaction_prompt import SUMMARY_MARKER
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.compact_view import CompactLine
-from agent_cli.tui.rewind import RewindScreen
-from agent_cli.tui.widgets import NoticeLine, UserMessage
+from agent_cli.tui.screens.rewind import RewindScreen
+from agent_cli.tui.widgets.compact import CompactLine
+from agent_cli.tui.widgets.items import NoticeLine, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 

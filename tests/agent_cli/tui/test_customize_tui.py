@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
-from agent_cli.tui.picker import ChoiceScreen
-from agent_cli.tui.widgets import NoticeLine, UserMessage
+from agent_cli.tui.screens.permission import PermissionScreen
+from agent_cli.tui.screens.picker import ChoiceScreen
+from agent_cli.tui.widgets.items import NoticeLine, UserMessage
 from tests.agent_cli.customize.showcase import make_showcase
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401

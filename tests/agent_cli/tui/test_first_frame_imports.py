@@ -14,7 +14,7 @@ LATER = (
     "agent_cli.loop.events",
     "agent_cli.session.agent_session",
     "agent_cli.session.build",
-    "agent_cli.tui.markdown",
+    "agent_cli.tui.widgets.markdown",
     "agent_cli.slash.builtin",  # the built-in slash commands: on the first "/" or command
     "anthropic",
     "httpx",

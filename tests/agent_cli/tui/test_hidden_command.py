@@ -11,8 +11,8 @@ from typing import Any
 
 from agent_cli.loop.events import TurnFinished
 from agent_cli.testing import Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
-from agent_cli.tui.widgets import ToolCall
+from agent_cli.tui.screens.permission import PermissionScreen
+from agent_cli.tui.widgets.items import ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import Ask, FakeSession, bash_prompt
 from tests.agent_cli.tui.test_real_session import _app, _ask, project, serve  # noqa: F401

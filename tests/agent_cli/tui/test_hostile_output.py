@@ -15,7 +15,7 @@ from agent_cli.loop.events import (
     ToolStarted,
     TurnFinished,
 )
-from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.screens.permission import PermissionScreen
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import Ask, FakeSession, bash_prompt
 from tools.terminal_text import neutralize, reveal
@@ -93,7 +93,7 @@ async def test_the_permission_prompt_shows_a_hostile_command_inert(
 
 
 async def test_the_question_modal_shows_hostile_text_inert() -> None:
-    from tests.agent_cli.tui.test_question import Host
+    from tests.agent_cli.tui.screens.test_question import Host
     from tools.questions import Question, QuestionOption, QuestionPrompt
 
     hostile = Question(

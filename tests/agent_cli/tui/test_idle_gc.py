@@ -173,7 +173,7 @@ def test_typing_means_a_key_within_idle_s() -> None:
 
 async def test_a_streamed_answer_paces_its_appends_by_the_apps_typing(make_app: Any) -> None:
     from agent_cli.loop.events import TextDelta, TurnFinished
-    from agent_cli.tui.markdown import AssistantMessage
+    from agent_cli.tui.widgets.markdown import AssistantMessage
 
     session = FakeSession()
     session.turns = [[TextDelta("hello "), TextDelta("world"), TurnFinished("end_turn", 1)]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.loop.events import TurnFinished
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 
@@ -86,7 +86,7 @@ async def test_a_full_command_name_runs_that_command(session: FakeSession, make_
         # Moving the highlight is a choice: Enter then takes the highlighted item.
         await pilot.press(*"/mode", "down", "enter")
         await pilot.pause(0.05)
-        from agent_cli.tui.picker import ChoiceScreen
+        from agent_cli.tui.screens.picker import ChoiceScreen
 
         assert isinstance(app.screen, ChoiceScreen)  # /model ran: its picker is up
         assert app.screen.title_text.startswith("Model")

@@ -16,8 +16,8 @@ import pytest
 from agent_cli.testing import Scenario, Turn, text
 from agent_cli.testing.scenario import Fault
 from agent_cli.tui.app import INTERRUPTED
-from agent_cli.tui.spinner import RetryState, WorkingState, working_text
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
+from agent_cli.tui.widgets.spinner import RetryState, WorkingState, working_text
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 
@@ -47,7 +47,7 @@ async def test_a_tick_of_the_working_line_repaints_without_a_re_layout() -> None
     # one line high: a re-layout per tick would repaint the whole conversation as it streams
     from textual.app import App, ComposeResult
 
-    from agent_cli.tui.spinner import WorkingLine
+    from agent_cli.tui.widgets.spinner import WorkingLine
 
     calls: list[dict[str, Any]] = []
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.testing import Scenario
-from agent_cli.tui.picker import ChoiceScreen
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.screens.picker import ChoiceScreen
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401
 from tests.tools.mcp.conftest import SERVERS, live_pids_with

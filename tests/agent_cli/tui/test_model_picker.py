@@ -10,8 +10,8 @@ from textual.widgets import OptionList
 
 from agent_cli.model.names import MODEL_ALIASES
 from agent_cli.testing import Scenario, Turn, text
-from agent_cli.tui.picker import ChoiceScreen
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.screens.picker import ChoiceScreen
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.screens.permission import PermissionScreen
 from agent_cli.tui.summaries import diff_counts, rejected_label, user_view
-from agent_cli.tui.widgets import ToolCall
+from agent_cli.tui.widgets.items import ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 

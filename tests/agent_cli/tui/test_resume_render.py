@@ -14,8 +14,8 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.screens.permission import PermissionScreen
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401
 
@@ -131,7 +131,7 @@ async def test_the_conversation_reloaded_by_rewind_shows_the_calls_as_live(
     project: Path,  # noqa: F811
     serve: Any,  # noqa: F811
 ) -> None:
-    from agent_cli.tui.rewind import RewindScreen
+    from agent_cli.tui.screens.rewind import RewindScreen
 
     target = project / "a.txt"
     target.write_text("old\n")

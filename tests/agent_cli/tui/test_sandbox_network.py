@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
+from agent_cli.tui.screens.permission import PermissionScreen
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401
 from tests.tools.sandbox.support import needs_sandbox

@@ -13,7 +13,7 @@ from agent_cli.model.config import MissingApiKey
 from agent_cli.session.resume import SessionError
 from agent_cli.tui.app import STARTING, SessionNotReady
 from agent_cli.tui.startup import startup_message
-from agent_cli.tui.widgets import NoticeLine, UserMessage
+from agent_cli.tui.widgets.items import NoticeLine, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 

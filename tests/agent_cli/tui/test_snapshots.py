@@ -12,8 +12,8 @@ from typing import Any
 from agent_cli.loop.events import TextDelta, ToolFinished, ToolProgress, ToolStarted, TurnFinished
 from agent_cli.transcripts.history import PromptHistory
 from agent_cli.tui.app import NerveApp
-from agent_cli.tui.permission import PermissionScreen
-from agent_cli.tui.widgets import ToolCall
+from agent_cli.tui.screens.permission import PermissionScreen
+from agent_cli.tui.widgets.items import ToolCall
 from tests.agent_cli.tui.conftest import wait_for
 from tests.agent_cli.tui.fakes import Ask, FakeSession, ask_rule, bash_prompt
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_cli import __version__
 from agent_cli.testing import Scenario
-from agent_cli.tui.widgets import NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 from tests.tools.mcp.conftest import SERVERS

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.session.restored_calls import restored_calls, view_fields
-from agent_cli.tui.conversation import entries_from_messages
 from agent_cli.tui.stored_calls import StoredCalls
-from tools.execution.pipeline_permission import REJECT_MESSAGE, REJECT_WITH_FEEDBACK
+from agent_cli.tui.widgets.conversation import entries_from_messages
+from tools.pipeline.permission import REJECT_MESSAGE, REJECT_WITH_FEEDBACK
 
 CWD = Path("/proj")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_cli.loop.events import ToolProgress
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.widgets import ToolCall
+from agent_cli.tui.widgets.items import ToolCall
 from tests.agent_cli.agents.test_runner import child, parent
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve

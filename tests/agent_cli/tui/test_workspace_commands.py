@@ -8,8 +8,8 @@ from typing import Any
 
 from agent_cli.slash.views import EXPORT_RESULT_LINES
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
-from agent_cli.tui.permission import PermissionScreen
-from agent_cli.tui.widgets import NoticeLine, ToolCall
+from agent_cli.tui.screens.permission import PermissionScreen
+from agent_cli.tui.widgets.items import NoticeLine, ToolCall
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401  (fixtures)
 

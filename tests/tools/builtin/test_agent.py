@@ -26,8 +26,8 @@ from tools.builtin.agent import (
     render_agent_progress,
 )
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 
 TYPES = (
     AgentDefinition("general-purpose", "does anything"),

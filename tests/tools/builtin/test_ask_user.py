@@ -21,8 +21,8 @@ from tests.tools.pipeline_helpers import (
 )
 from tools.builtin.ask_user import ASK_USER_QUESTION, NO_ONE_TO_ANSWER, answers_text
 from tools.context import Callbacks, ToolUseContext, create_subagent_context
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.questions import QuestionPrompt, QuestionResponse
 from tools.result import ToolResult
 

@@ -17,8 +17,8 @@ from tools.context import (
     PermissionResponse,
     ToolUseContext,
 )
-from tools.execution.pipeline import run_tool_call
-from tools.execution.pipeline_types import ToolCall
+from tools.pipeline.steps import run_tool_call
+from tools.pipeline.types import ToolCall
 
 __all__ = ["no_survivors"]
 

@@ -12,7 +12,7 @@ import pytest
 from tests.tools.builtin.test_bash_support import call, make_ctx, no_survivors
 from tools.builtin.bash import BASH_TOOL, TOOLS, BashInput
 from tools.builtin.bash.format import BashOutput
-from tools.builtin.bash.output import BashProgress
+from tools.process.output import BashProgress
 
 __all__ = ["no_survivors"]
 

@@ -14,7 +14,7 @@ from tools.builtin._git_worktree import (
     remove_worktree,
     worktree_changes,
 )
-from tools.builtin.bash.runner import bash_path, run_in_group
+from tools.process.runner import bash_path, run_in_group
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx
 from tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE
 from tools.builtin.write import write_tool as WRITE
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 
 PLAN = "## Plan\n1. Add `hello.txt`\n2. Run the tests"
 TOOLS = (ENTER_PLAN_MODE, EXIT_PLAN_MODE, WRITE)

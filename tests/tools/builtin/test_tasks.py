@@ -10,9 +10,7 @@ import pydantic
 import pytest
 
 from tests.tools.builtin.test_bash_support import call, live_marked, make_ctx, no_survivors
-from tools.builtin.background import BackgroundTaskManager, get_manager
 from tools.builtin.bash import BASH_TOOL
-from tools.builtin.bash.runner import live_group_members
 from tools.builtin.tasks import (
     TASK_OUTPUT_TOOL,
     TASK_STOP_TOOL,
@@ -21,6 +19,8 @@ from tools.builtin.tasks import (
     TaskStopInput,
 )
 from tools.context import ToolUseContext
+from tools.process.background import BackgroundTaskManager, get_manager
+from tools.process.runner import live_group_members
 
 __all__ = ["no_survivors"]
 

@@ -21,8 +21,8 @@ from tools.context import (
     ToolUseContext,
     create_subagent_context,
 )
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.registry import assemble_tool_pool, get_all_base_tools
 
 TODOS = [

@@ -9,9 +9,9 @@ from pydantic import BaseModel
 
 from tests.tools.pipeline_helpers import make_ctx, read_only_tool
 from tools.builtin.tool_search import TOOL_SEARCH, TOOLS, search_tools
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import run_tool_call
-from tools.execution.pipeline_types import ToolCall
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import run_tool_call
+from tools.pipeline.types import ToolCall
 from tools.registry import tools_for_api
 
 

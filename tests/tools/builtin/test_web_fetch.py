@@ -22,7 +22,7 @@ from tools.builtin._web_http import (
 )
 from tools.builtin.web_fetch import WEB_FETCH, WebFetchOutput
 from tools.context import ToolUseContext
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.side_model import SIDE_MODEL_KEY
 
 FAST = "claude-haiku-4-5"

@@ -24,8 +24,8 @@ from tests.tools.pipeline_helpers import (
 from tools.builtin._web_cache import CACHE_KEY, PageCache
 from tools.builtin.web_fetch import WEB_FETCH
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.side_model import SIDE_MODEL_KEY
 
 DOMAIN_RULE = RuleValue("WebFetch", "domain:127.0.0.1")

@@ -34,8 +34,8 @@ from tests.tools.pipeline_helpers import (
 from tools.base import build_tool
 from tools.builtin.web_search import SERVER_TOOL_TYPE, WEB_SEARCH, WebSearchOutput
 from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.registry import assemble_tool_pool
 from tools.result import ToolResult
 from tools.side_model import SIDE_MODEL_KEY

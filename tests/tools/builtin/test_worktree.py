@@ -31,8 +31,8 @@ from tools.context import (
     ToolUseContext,
     create_subagent_context,
 )
-from tools.execution.executor import StreamingToolExecutor
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
+from tools.pipeline.executor import StreamingToolExecutor
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.result import ToolResult
 
 YES = PermissionResponse(PermissionAnswer.ALLOW)

@@ -13,8 +13,8 @@ from permissions.types import PermissionContext, PermissionMode
 from tests.tools.mcp.conftest import live_pids_with, make_manager, stdio, text_of
 from tests.tools.pipeline_helpers import make_ctx
 from tools.context import ToolUseContext
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
 from tools.mcp import McpConfig, McpManager, McpServerConfig
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.registry import assemble_tool_pool, get_all_base_tools
 
 

@@ -15,8 +15,8 @@ from tests.tools.mcp.conftest import make_manager, stdio, text_of
 from tests.tools.pipeline_helpers import hook_runner, make_ctx, rules
 from tools.base import Tool
 from tools.context import ToolUseContext
-from tools.execution.pipeline import CallOutcome, ToolCall, run_tool_call
 from tools.mcp import McpManager
+from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.registry import assemble_tool_pool, get_all_base_tools, tools_for_api
 
 # One demo server for the module (spawning one costs ~0.5 s); tests only read from it.

@@ -18,7 +18,7 @@ import pytest
 
 from tests.tools.sandbox.support import World, needs_sandbox, run_bash
 from tests.tools.sandbox.test_git_guard import Canary, git, unsandboxed_control
-from tools.builtin.background import get_manager
+from tools.process.background import get_manager
 from tools.sandbox import gitlinks
 
 pytestmark = needs_sandbox

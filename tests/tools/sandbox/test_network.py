@@ -22,8 +22,8 @@ from permissions.rules import make_rule
 from permissions.types import PermissionMode
 from tests.tools.pipeline_helpers import ScriptedPrompts
 from tests.tools.sandbox.support import World, needs_sandbox, run_bash
-from tools.builtin.background import get_manager
 from tools.context import Callbacks, PermissionAnswer, PermissionResponse
+from tools.process.background import get_manager
 
 pytestmark = needs_sandbox
 

@@ -13,8 +13,8 @@ from tools.builtin.grep import TOOLS as GREP_TOOLS
 from tools.builtin.read import TOOLS as READ_TOOLS
 from tools.builtin.write import TOOLS as WRITE_TOOLS
 from tools.context import Callbacks, PermissionAnswer, PermissionResponse, ToolUseContext
-from tools.execution.pipeline import run_tool_call
-from tools.execution.pipeline_types import CallOutcome, ToolCall
+from tools.pipeline.steps import run_tool_call
+from tools.pipeline.types import CallOutcome, ToolCall
 from tools.sandbox import SandboxSession, with_boundary_rules
 from tools.sandbox.platform import Bubblewrap
 

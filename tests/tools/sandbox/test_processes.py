@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.tools.builtin.test_bash_support import live_marked
 from tests.tools.sandbox.support import World, needs_sandbox, run_bash
-from tools.builtin.background import get_manager
+from tools.process.background import get_manager
 
 pytestmark = needs_sandbox
 

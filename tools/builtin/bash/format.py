@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.builtin.bash.output import OutputCollector, clean_text
+from tools.process.output import OutputCollector, clean_text
 
 __all__ = [
     "MAX_INLINE_CHARS",

@@ -25,8 +25,8 @@ from typing import Any
 
 from config.safe_git import pin_git_env
 from permissions.types import Decision, PermissionMode, ReasonKind, RuleValue, Verdict
-from tools.builtin.bash.runner import RunOutcome, run_in_group
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
+from tools.process.runner import RunOutcome, run_in_group
 from tools.sandbox import SandboxSession, get_sandbox
 from tools.sandbox.gitlinks import begin_watch, end_watch
 from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
@@ -155,8 +155,8 @@ async def start_task(
     description: str = "",
 ) -> object:
     """Start a background task, sandboxed like a foreground command; its snapshot."""
-    from tools.builtin.background import get_manager
-    from tools.builtin.bash.runner import bash_path
+    from tools.process.background import get_manager
+    from tools.process.runner import bash_path
 
     manager = get_manager(ctx)
     sandbox = get_sandbox(ctx)

@@ -35,10 +35,10 @@ from tools.builtin.bash.format import (
     format_size,
 )
 from tools.builtin.bash.images import MAX_IMAGE_BYTES, image_block, sniff_image
-from tools.builtin.bash.output import BashProgress, OutputCollector, new_spool_path, spool_dir
-from tools.builtin.bash.runner import bash_path
 from tools.builtin.bash.sandboxed import run_command, start_task
 from tools.context import ToolUseContext
+from tools.process.output import BashProgress, OutputCollector, new_spool_path, spool_dir
+from tools.process.runner import bash_path
 from tools.result import ToolResult, ValidationError
 from tools.terminal_text import reveal
 

@@ -1,0 +1,3 @@
+"""The conversation's widgets and the prompt input."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Claude Code's hooks: configuration, matching, running each kind, reading their output."""
+
+__all__: list[str] = []
