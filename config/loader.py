@@ -37,11 +37,11 @@ from config.loaded import BEHAVIORS, LoadedSettings, RuleEntry
 from config.merge import combine_hooks, deep_merge, subtract_hooks
 from config.models import Settings
 from config.paths import (
+    ConfigRoots,
     display_path,
     expand_home,
     find_project_root,
     policy_files,
-    resolve_config_dirs,
 )
 from config.trust import Withheld, local_file_is_users, split_untrusted
 
@@ -114,31 +114,26 @@ def _resolve_dir(raw: str, base: Path, home: Path) -> Path:
 def load_settings(
     cwd: Path,
     *,
-    home: Path | None = None,
-    policy_dir: Path | None = None,
+    roots: ConfigRoots | None = None,
     cli_settings: str | None = None,
     cli_overrides: Mapping[str, Any] | None = None,
     sources: set[str] | None = None,
     project_root: Path | None = None,
-    claude_policy_dir: Path | None = None,
-    environ: Mapping[str, str] | None = None,
     project_trusted: bool = True,
 ) -> LoadedSettings:
     """Load and merge every layer. Broken user/project/local/cli files become ``warnings``;
     a broken policy file (or a bad ``cli_overrides`` value) raises :class:`SettingsError`.
 
-    ``cli_overrides`` is settings-shaped, e.g. ``{"model": "opus", "permissions":
+    ``roots`` overrides where the user and policy files live (home, policy dirs, and the
+    environment read for them, ``os.environ`` by default: pass ``environ={}`` for hermetic
+    tests). ``cli_overrides`` is settings-shaped, e.g. ``{"model": "opus", "permissions":
     {"defaultMode": "plan", "allow": [...], "additionalDirectories": [...]}}``; it beats
     ``--settings``. ``sources`` restricts user/project/local (policy and cli always load).
-    ``environ`` defaults to ``os.environ`` (pass ``{}`` for hermetic tests).
     ``project_trusted=False`` gates the project's files (see ``config.trust``); the default
     keeps this function's older contract, and the application always passes the store's answer.
     """
-    env = os.environ if environ is None else environ
     cwd = Path(os.path.abspath(cwd))
-    dirs = resolve_config_dirs(
-        home=home, policy_dir=policy_dir, claude_policy_dir=claude_policy_dir, environ=env
-    )
+    dirs = (roots or ConfigRoots()).resolve()
     root = Path(os.path.abspath(project_root)) if project_root else find_project_root(cwd)
     enabled = _enabled_sources(sources)
     found: list[LayerFile] = []  # lowest precedence first
@@ -231,6 +226,10 @@ def _gate_untrusted(layers: list[LayerFile], root: Path) -> tuple[list[LayerFile
     return out, (withheld if withheld.items() else None)
 
 
+_Contribution = tuple[LayerFile, dict[str, Any]]
+_Hooks = dict[str, list[dict[str, Any]]]
+
+
 def _assemble(
     layers: list[LayerFile],
     warnings: list[str],
@@ -240,20 +239,54 @@ def _assemble(
     withheld: Withheld | None = None,
 ) -> LoadedSettings:
     """Merge ``layers`` (highest precedence first) into a :class:`LoadedSettings`."""
-    contributions: list[tuple[LayerFile, dict[str, Any]]] = []
-    for layer in layers:
-        data = layer.effective()
-        if layer.source in _NO_AUTO:
-            data = _drop_auto(layer, data, warnings)
-        contributions.append((layer, data))
+    contributions = [(layer, _contribution(layer, warnings)) for layer in layers]
+    policy_raw = _merge_plain(contributions, policy_only=True)
+    policy_hooks, other_hooks = _split_hooks(contributions)
+    merged_raw = _merge_plain(contributions, policy_only=False)
+    merged_raw["hooks"] = combine_hooks([policy_hooks, other_hooks])
+    try:
+        merged = Settings.model_validate(merged_raw)
+    except ValidationError as exc:  # each part validated; only conflicting extras could do this
+        raise SettingsError(f"merged settings are invalid: {exc}") from exc
+    rules_only_policy = policy_raw.get("allowManagedPermissionRulesOnly") is True
+    return LoadedSettings(
+        merged=merged,
+        layers=layers,
+        warnings=warnings,
+        cwd=cwd,
+        project_root=root,
+        file_rules=_rule_entries(contributions, rules_only_policy, warnings),
+        additional_directories=_additional_directories(contributions, home),
+        hooks=other_hooks,
+        policy_hooks=policy_hooks,
+        disable_policy_hooks=policy_raw.get("disableAllHooks") is True,
+        managed_hooks_only=policy_raw.get("allowManagedHooksOnly") is True,
+        managed_rules_only=rules_only_policy,
+        withheld=withheld,
+    )
 
-    merged_raw: dict[str, Any] = {}
-    policy_raw: dict[str, Any] = {}
+
+def _contribution(layer: LayerFile, warnings: list[str]) -> dict[str, Any]:
+    """What ``layer`` contributes (``defaultMode: auto`` dropped from project and local)."""
+    data = layer.effective()
+    if layer.source in _NO_AUTO:
+        data = _drop_auto(layer, data, warnings)
+    return data
+
+
+def _merge_plain(contributions: list[_Contribution], *, policy_only: bool) -> dict[str, Any]:
+    """Every setting but hooks merged, highest precedence first (of policy files only, or of
+    every layer)."""
+    merged: dict[str, Any] = {}
     for layer, data in contributions:
-        plain = {k: v for k, v in data.items() if k != "hooks"}
-        merged_raw = deep_merge(merged_raw, plain)
-        if layer.source == "policySettings":
-            policy_raw = deep_merge(policy_raw, plain)
+        if policy_only and layer.source != "policySettings":
+            continue
+        merged = deep_merge(merged, {k: v for k, v in data.items() if k != "hooks"})
+    return merged
+
+
+def _split_hooks(contributions: list[_Contribution]) -> tuple[_Hooks, _Hooks]:
+    """(the policy's hooks, every other layer's hooks minus those the policy already has)."""
     policy_hooks = combine_hooks(
         d.get("hooks", {}) for lf, d in contributions if lf.source == "policySettings"
     )
@@ -263,23 +296,31 @@ def _assemble(
         ),
         policy_hooks,
     )
-    merged_raw["hooks"] = combine_hooks([policy_hooks, other_hooks])
-    try:
-        merged = Settings.model_validate(merged_raw)
-    except ValidationError as exc:  # each part validated; only conflicting extras could do this
-        raise SettingsError(f"merged settings are invalid: {exc}") from exc
+    return policy_hooks, other_hooks
 
-    rules_only_policy = policy_raw.get("allowManagedPermissionRulesOnly") is True
-    rules: list[RuleEntry] = []
-    seen_rules: set[tuple[str, str, Path]] = set()
+
+def _additional_directories(contributions: list[_Contribution], home: Path) -> list[Path]:
+    """``permissions.additionalDirectories`` of every layer, resolved, first mention first."""
     extra_dirs: list[Path] = []
-    dropped = 0
     for layer, data in contributions:
         perms = data.get("permissions") or {}
         for raw_dir in perms.get("additionalDirectories") or []:
             path = _resolve_dir(raw_dir, layer.base_dir, home)
             if path not in extra_dirs:
                 extra_dirs.append(path)
+    return extra_dirs
+
+
+def _rule_entries(
+    contributions: list[_Contribution], rules_only_policy: bool, warnings: list[str]
+) -> tuple[RuleEntry, ...]:
+    """The permission rules of every layer, each (behavior, rule, base dir) once; only the
+    policy's when it allows managed rules only (a warning counts the others)."""
+    rules: list[RuleEntry] = []
+    seen_rules: set[tuple[str, str, Path]] = set()
+    dropped = 0
+    for layer, data in contributions:
+        perms = data.get("permissions") or {}
         if rules_only_policy and layer.source != "policySettings":
             dropped += sum(len(perms.get(b) or []) for b in BEHAVIORS)
             continue
@@ -296,19 +337,4 @@ def _assemble(
         warnings.append(
             f"managed settings allow only managed permission rules; {dropped} other rule(s) ignored"
         )
-
-    return LoadedSettings(
-        merged=merged,
-        layers=layers,
-        warnings=warnings,
-        cwd=cwd,
-        project_root=root,
-        file_rules=tuple(rules),
-        additional_directories=extra_dirs,
-        hooks=other_hooks,
-        policy_hooks=policy_hooks,
-        disable_policy_hooks=policy_raw.get("disableAllHooks") is True,
-        managed_hooks_only=policy_raw.get("allowManagedHooksOnly") is True,
-        managed_rules_only=rules_only_policy,
-        withheld=withheld,
-    )
+    return tuple(rules)

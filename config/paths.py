@@ -1,7 +1,7 @@
 """Where settings files live: project root, user config dirs, policy dirs, display names.
 
-Every root can be overridden (arguments first, then environment variables) so tests and
-unusual installs never touch the real ``~`` or ``/etc``.
+Every root can be overridden (arguments or a :class:`ConfigRoots` first, then environment
+variables) so tests and unusual installs never touch the real ``~`` or ``/etc``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ __all__ = [
     "CLAUDE_POLICY_DIR",
     "NERVE_POLICY_DIR",
     "ConfigDirs",
+    "ConfigRoots",
     "display_path",
     "expand_home",
     "find_project_root",
@@ -97,6 +98,26 @@ def resolve_config_dirs(
             else _env_path(environ, "NERVE_CLAUDE_POLICY_DIR", home_dir) or CLAUDE_POLICY_DIR
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigRoots:
+    """Where a caller says settings live (tests, unusual installs): each None leaves the
+    answer to ``environ`` (None: ``os.environ``), then to the default; see
+    :func:`resolve_config_dirs`."""
+
+    home: Path | None = None
+    policy_dir: Path | None = None
+    claude_policy_dir: Path | None = None
+    environ: Mapping[str, str] | None = None
+
+    def resolve(self) -> ConfigDirs:
+        return resolve_config_dirs(
+            home=self.home,
+            policy_dir=self.policy_dir,
+            claude_policy_dir=self.claude_policy_dir,
+            environ=os.environ if self.environ is None else self.environ,
+        )
 
 
 def policy_files(policy_dir: Path) -> list[Path]:

@@ -9,9 +9,12 @@ Order (the strictest outcome wins, ALLOW < ASK < DENY):
    then a Bash call confined by a working OS sandbox with ``autoAllowBashIfSandboxed`` -> ALLOW
    (an allow rule's verdict if one matches), except in plan mode;
    then bash analysis that cannot model the command -> ASK;
-4. allow rules and read-only calls -> ALLOW;
-5. an ASK from the tool's own check;
+4. an ASK from the tool's own check;
+5. allow rules and read-only calls -> ALLOW;
 6. whatever still needs permission goes to the mode (:mod:`permissions.modes`).
+
+``decide`` runs the tool-level deny rules and the content matcher of the request's kind, then
+the steps of ``_STEPS`` in this order (the first verdict stands), then the mode.
 """
 
 from __future__ import annotations
@@ -357,6 +360,121 @@ def _done(v: Verdict, trace: list[str], line: str | None = None) -> Verdict:
     return v.with_trace(*trace, line) if line else v.with_trace(*trace)
 
 
+def _tool_denial(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 1: a deny from the content rules, or from the tool's own check."""
+    if out.deny is not None:
+        return _done(out.deny, trace, f"deny: {out.deny.reason}")
+    tool = request.tool_verdict
+    if tool is not None and tool.decision is Decision.DENY:
+        return _done(
+            replace(tool, kind=ReasonKind.TOOL), trace, f"tool check denies: {tool.reason}"
+        )
+    return None
+
+
+def _ask_rule(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 2: an ask rule (tool-level first, then the content rules), for a human only."""
+    ask = _tool_level(request, ctx, RuleBehavior.ASK)
+    ask_v = _rule_verdict(Decision.ASK, ask) if ask is not None else out.ask
+    if ask_v is None:
+        return None
+    trace.append(f"ask: {ask_v.reason}")
+    return _done(
+        apply_mode(Pending(ask_v, human_only=True, read_only=out.read_only), ctx.mode), trace
+    )
+
+
+def _safety_check(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 3: a safety check of the content matcher, else of the tool's own check."""
+    safety = out.safety
+    tool = request.tool_verdict
+    if safety is None and tool is not None and tool.decision is Decision.ASK and tool.safety:
+        safety = replace(tool, kind=ReasonKind.SAFETY)
+    if safety is None or safety.safety is None:
+        return None
+    trace.append(safety.reason)
+    hard = not safety.safety.classifier_approvable
+    return _done(
+        apply_mode(Pending(safety, human_only=hard, read_only=out.read_only), ctx.mode), trace
+    )
+
+
+def _sandboxed(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 3, then: a call confined by the OS sandbox is allowed, except in plan mode."""
+    if not request.sandboxed or ctx.mode is PermissionMode.PLAN:
+        return None
+    confined = out.allow or Verdict(
+        Decision.ALLOW,
+        "runs in the OS sandbox (sandbox.autoAllowBashIfSandboxed)",
+        ReasonKind.SANDBOX,
+    )
+    return _done(confined, trace, f"allow: {confined.reason}")
+
+
+def _uncertain(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 3, last: a bash command the analysis cannot model goes to the mode (not read-only)."""
+    if out.uncertain is None:
+        return None
+    trace.append(f"analysis: {out.uncertain.reason}")
+    return _done(apply_mode(Pending(out.uncertain, read_only=False), ctx.mode), trace)
+
+
+def _tool_ask(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 4: an ASK from the tool's own check goes to the mode."""
+    tool = request.tool_verdict
+    if tool is None or tool.decision is not Decision.ASK:
+        return None
+    trace.append(f"tool check asks: {tool.reason}")
+    pending = Pending(
+        replace(tool, kind=ReasonKind.TOOL),
+        accept_edits_ok=out.accept_edits_ok,
+        read_only=out.read_only,
+    )
+    return _done(apply_mode(pending, ctx.mode), trace)
+
+
+def _allowed(
+    request: PermissionRequest, ctx: PermissionContext, out: _Outcome, trace: list[str]
+) -> Verdict | None:
+    """Step 5: an allow from the content matcher, a tool-level allow rule or the tool's check."""
+    allow = out.allow
+    if allow is None:
+        rule = _tool_level(request, ctx, RuleBehavior.ALLOW)
+        if rule is not None:
+            allow = _rule_verdict(Decision.ALLOW, rule)
+    tool = request.tool_verdict
+    if allow is None and tool is not None and tool.decision is Decision.ALLOW:
+        allow = replace(tool, kind=ReasonKind.TOOL)
+    if allow is None:
+        return None
+    return _done(allow, trace, f"allow: {allow.reason}")
+
+
+# The steps after the content matcher ran, strictest first: the first verdict stands.
+_Step = Callable[[PermissionRequest, PermissionContext, _Outcome, list[str]], Verdict | None]
+_STEPS: tuple[_Step, ...] = (
+    _tool_denial,
+    _ask_rule,
+    _safety_check,
+    _sandboxed,
+    _uncertain,
+    _tool_ask,
+    _allowed,
+)
+
+
 def decide(request: PermissionRequest, ctx: PermissionContext) -> Verdict:
     """Judge one call under ``ctx`` (rules, mode, working dirs). Pure apart from path lookups."""
     trace: list[str] = [f"{request.tool_name} ({request.kind.value}) in {ctx.mode.value} mode"]
@@ -365,56 +483,10 @@ def decide(request: PermissionRequest, ctx: PermissionContext) -> Verdict:
         return _done(_rule_verdict(Decision.DENY, deny), trace, f"deny: {deny.describe()}")
     out = _HANDLERS[request.kind](request, ctx)
     trace += out.trace
-    if out.deny is not None:
-        return _done(out.deny, trace, f"deny: {out.deny.reason}")
-    tool = request.tool_verdict
-    if tool is not None and tool.decision is Decision.DENY:
-        return _done(
-            replace(tool, kind=ReasonKind.TOOL), trace, f"tool check denies: {tool.reason}"
-        )
-    ask = _tool_level(request, ctx, RuleBehavior.ASK)
-    ask_v = _rule_verdict(Decision.ASK, ask) if ask is not None else out.ask
-    if ask_v is not None:
-        trace.append(f"ask: {ask_v.reason}")
-        return _done(
-            apply_mode(Pending(ask_v, human_only=True, read_only=out.read_only), ctx.mode), trace
-        )
-    safety = out.safety
-    if safety is None and tool is not None and tool.decision is Decision.ASK and tool.safety:
-        safety = replace(tool, kind=ReasonKind.SAFETY)
-    if safety is not None and safety.safety is not None:
-        trace.append(safety.reason)
-        hard = not safety.safety.classifier_approvable
-        return _done(
-            apply_mode(Pending(safety, human_only=hard, read_only=out.read_only), ctx.mode), trace
-        )
-    if request.sandboxed and ctx.mode is not PermissionMode.PLAN:
-        confined = out.allow or Verdict(
-            Decision.ALLOW,
-            "runs in the OS sandbox (sandbox.autoAllowBashIfSandboxed)",
-            ReasonKind.SANDBOX,
-        )
-        return _done(confined, trace, f"allow: {confined.reason}")
-    if out.uncertain is not None:
-        trace.append(f"analysis: {out.uncertain.reason}")
-        return _done(apply_mode(Pending(out.uncertain, read_only=False), ctx.mode), trace)
-    if tool is not None and tool.decision is Decision.ASK:
-        trace.append(f"tool check asks: {tool.reason}")
-        pending = Pending(
-            replace(tool, kind=ReasonKind.TOOL),
-            accept_edits_ok=out.accept_edits_ok,
-            read_only=out.read_only,
-        )
-        return _done(apply_mode(pending, ctx.mode), trace)
-    allow = out.allow
-    if allow is None:
-        rule = _tool_level(request, ctx, RuleBehavior.ALLOW)
-        if rule is not None:
-            allow = _rule_verdict(Decision.ALLOW, rule)
-    if allow is None and tool is not None and tool.decision is Decision.ALLOW:
-        allow = replace(tool, kind=ReasonKind.TOOL)
-    if allow is not None:
-        return _done(allow, trace, f"allow: {allow.reason}")
+    for step in _STEPS:
+        verdict = step(request, ctx, out, trace)
+        if verdict is not None:
+            return verdict
     needs = out.needs or Verdict(
         Decision.ASK, f"{request.tool_name} needs permission", ReasonKind.MODE
     )

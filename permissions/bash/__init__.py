@@ -6,6 +6,7 @@ from permissions.bash.assess import (
     bash_rule_matches,
     is_read_only_command,
 )
+from permissions.bash.git import discover_repository, trusted_gitdir
 from permissions.bash.parse import ParsedScript, Redirect, SimpleCommand, parse_simple_commands
 from permissions.bash.types import BashAssessment, SubcommandTrace
 
@@ -18,6 +19,8 @@ __all__ = [
     "SubcommandTrace",
     "assess_bash",
     "bash_rule_matches",
+    "discover_repository",
     "is_read_only_command",
     "parse_simple_commands",
+    "trusted_gitdir",
 ]

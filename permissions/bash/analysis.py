@@ -22,7 +22,7 @@ from permissions.bash.validators import (
     sed_scripts,
     test_operands_safe,
 )
-from permissions.bash.words import brace_expand
+from permissions.bash.words import Word, brace_expand
 from permissions.bash.wrappers import SHELLS, basename, deny_unwrap, strip_allow_wrapper
 
 __all__ = [
@@ -98,18 +98,7 @@ def _env_assignments_strip(argv: list[str]) -> list[str] | None:
 def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
     """Rule-independent facts about one simple command of ``script``."""
     words = cmd.words
-    # `Word.shown`/`Word.known` inlined: this runs for every word of every command
-    argv: list[str] = []
-    known = True
-    for w in words:
-        value = w[1]
-        if value is None:
-            argv.append(w[0])
-            known = False
-        else:
-            argv.append(value)
-            if w[3] or w[4]:
-                known = False
+    argv, known = _literal_argv(words)
     f = CommandFacts(cmd, argv, known, None)
     if cmd.redirects:
         _redirect_facts(f)
@@ -123,61 +112,100 @@ def analyse_command(cmd: SimpleCommand, script: ParsedScript) -> CommandFacts:
         if kind == "declaration" and words and words[0].shown in ("export", "declare", "local"):
             f.allow_forms = [" ".join(argv)]
         return f
-    if not words or words[0][1] is None or words[0][3] or words[0][4]:  # not `Word.known`
-        f.problems.append("the command name is computed at run time")
-        f.no_suggest = True
-        return f
-    prog = words[0][1] or ""
-    if not (prog.isascii() and prog.isprintable() and " " not in prog and "\t" not in prog):
-        f.problems.append(f"the command name {prog!r} has unusual characters")
-        f.no_suggest = True
-        return f
-    if prog in script.functions:
-        f.problems.append(f"{prog!r} is a shell function defined in the command")
-        f.no_suggest = True
+    prog = _program_name(f, script)
+    if prog is None:
         return f
     if not cmd.assignments or all(safe_env_var(n) for n, _ in cmd.assignments):
-        core = argv
-        allow_forms = [" ".join(argv)]
-        via_xargs = prog == "xargs"
-        while True:
-            nxt = strip_allow_wrapper(core)
-            if nxt is None and core[0] == "env" and len(core) > 1:
-                nxt = _env_assignments_strip(core)
-            if not nxt:
-                break
-            allow_forms.append(" ".join(nxt))
-            via_xargs = via_xargs or nxt[0] == "xargs"
-            core = nxt
-        f.allow_forms = allow_forms
-        f.via_xargs = via_xargs
-        f.core = None if core[0] == "xargs" else core
-    core_ = f.core
-    if core_ is not None:
-        head = core_[0]
-        ro = is_read_only_argv(core_, known)
-        if head == "env" and len(core_) > 1:
-            ro = False
-        if ro and head in TEST_PROGRAMS:
-            ro = test_operands_safe([w.value for w in words[len(words) - len(core_) :]])
-        f.reads_only = ro and not f.via_xargs
-        if ro and (f.writes or f.via_xargs):
-            ro = False
-        f.read_only = ro
-        if script_prefix(core_) is not None:
-            pass  # `python3 hello.py`: the prefix names the script (see script_prefix)
-        elif f.via_xargs or ("/" not in head and head in _NO_SUGGEST):
-            f.no_suggest = True
-        elif "/" in head and basename(head) in _NO_SUGGEST:
-            f.no_suggest = True
-        elif not ro and any(deny_unwrap(core_)):
-            f.no_suggest = True  # it runs another command: a prefix rule would cover too much
+        _strip_allow_wrappers(f, prog)
+    if f.core is not None:
+        _core_facts(f, f.core)
     elif f.via_xargs:
         f.no_suggest = True
     if prog in _BUILTINS_STATEFUL:
         f.read_only = f.reads_only = False
         f.no_suggest = True
     return f
+
+
+def _literal_argv(words: Sequence[Word]) -> tuple[list[str], bool]:
+    """The argv as written (a word's text where its value is unknown), and whether every word
+    is a literal."""
+    # `Word.shown`/`Word.known` inlined: this runs for every word of every command
+    argv: list[str] = []
+    known = True
+    for w in words:
+        value = w[1]
+        if value is None:
+            argv.append(w[0])
+            known = False
+        else:
+            argv.append(value)
+            if w[3] or w[4]:
+                known = False
+    return argv, known
+
+
+def _program_name(f: CommandFacts, script: ParsedScript) -> str | None:
+    """The literal program name of ``f``; None (a problem noted) when it is computed at run
+    time, has unusual characters, or is a function the script defines."""
+    words = f.cmd.words
+    if not words or words[0][1] is None or words[0][3] or words[0][4]:  # not `Word.known`
+        problem = "the command name is computed at run time"
+    else:
+        prog = words[0][1] or ""
+        if not (prog.isascii() and prog.isprintable() and " " not in prog and "\t" not in prog):
+            problem = f"the command name {prog!r} has unusual characters"
+        elif prog in script.functions:
+            problem = f"{prog!r} is a shell function defined in the command"
+        else:
+            return prog
+    f.problems.append(problem)
+    f.no_suggest = True
+    return None
+
+
+def _strip_allow_wrappers(f: CommandFacts, prog: str) -> None:
+    """``allow_forms``: the argv, then without each transparent wrapper in turn; ``core``: what
+    is left (None when that is xargs: its operands come from stdin)."""
+    core = f.argv
+    allow_forms = [" ".join(core)]
+    via_xargs = prog == "xargs"
+    while True:
+        nxt = strip_allow_wrapper(core)
+        if nxt is None and core[0] == "env" and len(core) > 1:
+            nxt = _env_assignments_strip(core)
+        if not nxt:
+            break
+        allow_forms.append(" ".join(nxt))
+        via_xargs = via_xargs or nxt[0] == "xargs"
+        core = nxt
+    f.allow_forms = allow_forms
+    f.via_xargs = via_xargs
+    f.core = None if core[0] == "xargs" else core
+
+
+def _core_facts(f: CommandFacts, core: list[str]) -> None:
+    """Whether the program left after the wrappers only reads, and whether a "don't ask
+    again" prefix may be suggested for it."""
+    head = core[0]
+    ro = is_read_only_argv(core, f.known)
+    if head == "env" and len(core) > 1:
+        ro = False
+    if ro and head in TEST_PROGRAMS:
+        words = f.cmd.words
+        ro = test_operands_safe([w.value for w in words[len(words) - len(core) :]])
+    f.reads_only = ro and not f.via_xargs
+    if ro and (f.writes or f.via_xargs):
+        ro = False
+    f.read_only = ro
+    if script_prefix(core) is not None:
+        pass  # `python3 hello.py`: the prefix names the script (see script_prefix)
+    elif f.via_xargs or ("/" not in head and head in _NO_SUGGEST):
+        f.no_suggest = True
+    elif "/" in head and basename(head) in _NO_SUGGEST:
+        f.no_suggest = True
+    elif not ro and any(deny_unwrap(core)):
+        f.no_suggest = True  # it runs another command: a prefix rule would cover too much
 
 
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php"})

@@ -4,12 +4,18 @@ Order (strictest first): a deny rule matching any simple command anywhere -> DEN
 -> ASK; a safety check (critical rm, protected path, /dev/tcp) -> ASK; anything the analysis
 cannot model -> ASK (ANALYSIS); every command read-only or allowed by a rule -> ALLOW;
 otherwise ASK (MODE, "needs permission") with "don't ask again" suggestions.
+
+``_assess`` runs these as the phases of a ``_Judge``: the deny rules, the walk over every
+command (paths, writes, git; Read/Edit path rules judged there decide right after the deny
+rules, a path's deny before the ask rules and its ask after them), then ``_AFTER_WALK`` in order
+and ``needs_permission``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from permissions.bash.analysis import (
@@ -116,8 +122,21 @@ def _suggestion(core: Sequence[str]) -> RuleValue | None:
 
 
 def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
-    deny_rules, ask_rules, allow_rules = _matchers(ctx)
-    script: ParsedScript = parse_simple_commands(command)
+    """The phases in order (see the module docstring): the first verdict stands."""
+    judge = _Judge(command, ctx)
+    denied = judge.rule_phase(judge.deny_rules, Decision.DENY)
+    if denied is not None:
+        return denied
+    walked = judge.walk()
+    for phase in _AFTER_WALK:
+        found = phase(judge, walked)
+        if found is not None:
+            return found
+    return judge.needs_permission(walked)
+
+
+def _script_problems(command: str, script: ParsedScript) -> list[str]:
+    """What makes ``command`` unsafe to analyse as a whole, before any of its commands."""
     problems: list[str] = []
     if script.has_error:
         problems.append("the command could not be parsed completely")
@@ -128,29 +147,93 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         problems.append("the command contains control characters or invisible Unicode characters")
     if "\\\n" in command and _JOINING_CONTINUATION_RE.search(command):
         problems.append("a line continuation joins two parts of one word")
+    return problems
 
-    facts = [analyse_command(c, script) for c in script.commands]
-    checks = bool(deny_rules or ask_rules)
-    forms = [deny_forms_of_command(f.cmd) if checks else [] for f in facts]
-    texts: list[list[str]] = []
-    every_form: list[list[str]] = []  # of all commands: one match rejects them all at once
-    every_text: list[str] = []
-    for fm in forms:
-        ts = [" ".join(a) for a in fm]
-        texts.append(ts)
-        every_form.extend(fm)
-        every_text.extend(ts)
-    extra: list[list[str]] = []
-    if checks and (problems or "\xa0" in command):
-        extra = deny_forms_of_argvs(scan_segments(command))
-        # what the model wrote inside quotes may still run (`echo 'a[$(rm x)]'; echo $((_))`)
-        for body in every_body(command):
-            deny_forms_of_script(body, 1, extra)
 
-    def finish(verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
+@dataclass(slots=True)
+class _Forms:
+    """What deny and ask rules are tried against: the forms of each command (``per_command``,
+    with their ``texts``), of all commands at once (one match rejects them all), and of what
+    the fallback scan finds in a command the parser could not fully model (``extra``)."""
+
+    per_command: list[list[list[str]]]
+    texts: list[list[str]]
+    every_form: list[list[str]]
+    every_text: list[str]
+    extra: list[list[str]]
+
+    @classmethod
+    def of(cls, command: str, facts: list[CommandFacts], checks: bool, doubtful: bool) -> _Forms:
+        """The forms of ``facts`` (none unless ``checks``: no deny or ask rule to try)."""
+        per_command = [deny_forms_of_command(f.cmd) if checks else [] for f in facts]
+        out = cls(per_command, [], [], [], [])
+        for fm in per_command:
+            ts = [" ".join(a) for a in fm]
+            out.texts.append(ts)
+            out.every_form.extend(fm)
+            out.every_text.extend(ts)
+        if checks and (doubtful or "\xa0" in command):
+            out.extra = deny_forms_of_argvs(scan_segments(command))
+            # what the model wrote inside quotes may still run (`echo 'a[$(rm x)]'; echo $((_))`)
+            for body in every_body(command):
+                deny_forms_of_script(body, 1, out.extra)
+        return out
+
+    def match(self, rules: RuleMatcher[PermissionRule]) -> tuple[int | None, PermissionRule] | None:
+        """The first command (its index) a rule matches and the first rule matching it; else
+        a rule matching what the fallback scan found (index None)."""
+        hit = _first_match(rules, self.per_command, self.texts, self.every_form, self.every_text)
+        if hit is not None:
+            return hit
+        rule = rules.first(self.extra)
+        return None if rule is None else (None, rule)
+
+
+@dataclass(slots=True)
+class _Walked:
+    """What the walk over every command found: the write and git state, the paths judged, the
+    rules allowing commands, the commands needing permission."""
+
+    state: WalkState
+    paths: PathWalk
+    used_rules: list[PermissionRule] = field(default_factory=list)
+    needing: list[CommandFacts] = field(default_factory=list)
+    network: bool = False
+    all_read_only: bool = True
+
+
+class _Judge:
+    """One assessment, phase by phase: each phase returns the assessment, or None to go on."""
+
+    __slots__ = (
+        "allow_rules",
+        "ask_rules",
+        "command",
+        "ctx",
+        "deny_rules",
+        "facts",
+        "forms",
+        "judgements",
+        "problems",
+        "script",
+    )
+
+    def __init__(self, command: str, ctx: PermissionContext) -> None:
+        self.command = command
+        self.ctx = ctx
+        self.deny_rules, self.ask_rules, self.allow_rules = _matchers(ctx)
+        self.script: ParsedScript = parse_simple_commands(command)
+        self.problems = _script_problems(command, self.script)
+        self.facts = [analyse_command(c, self.script) for c in self.script.commands]
+        self.judgements: list[str] = ["" for _ in self.facts]
+        checks = bool(self.deny_rules or self.ask_rules)
+        self.forms = _Forms.of(command, self.facts, checks, bool(self.problems))
+
+    def finish(self, verdict: Verdict, ro: bool = False, ae: bool = False) -> BashAssessment:
+        """The assessment: ``verdict`` with the judgement of every command as its trace."""
         subs: list[SubcommandTrace] = []
         trace: list[str] = []
-        for f, j in zip(facts, judgements, strict=False):
+        for f, j in zip(self.facts, self.judgements, strict=False):
             text = f.cmd.text
             subs.append(SubcommandTrace(text, tuple([w[1] or "" for w in f.cmd.words]), j))
             trace.append(f"{text} -> {j}")
@@ -165,137 +248,168 @@ def _assess(command: str, ctx: PermissionContext) -> BashAssessment:
         )
         return BashAssessment(v, ro, ae, tuple(subs))
 
-    judgements: list[str] = ["" for _ in facts]
-    hit = _first_match(deny_rules, forms, texts, every_form, every_text)
-    if hit is not None:
-        i, by = hit
-        judgements[i] = f"denied by {by.value}"
-        return finish(Verdict(Decision.DENY, f"denied by rule {by.value}", ReasonKind.RULE, by))
-    rule = deny_rules.first(extra)
-    if rule is not None:
-        return finish(Verdict(Decision.DENY, f"denied by rule {rule.value}", ReasonKind.RULE, rule))
-    state = WalkState(ctx)
-    state.git_env.extend(script.loop_variables)  # `for HOME in ./d; do git log; done`
-    paths = PathWalk(ctx, command)
-    used_rules: list[PermissionRule] = []
-    needing: list[CommandFacts] = []
-    network = False
-    all_read_only = True
-    for i, f in enumerate(facts):
-        problems.extend(f.problems)
-        network |= f.network
-        written, modelled = write_words(f)
-        targets = state.write_targets(f, written, modelled)
-        state.check_git_after_cd(f)
-        seen = len(paths.outside)
-        edit_rule = paths.visit(f, written)
+    def rule_phase(
+        self, rules: RuleMatcher[PermissionRule], decision: Decision
+    ) -> BashAssessment | None:
+        """DENY (deny rules) or ASK (ask rules) when one matches any command."""
+        hit = self.forms.match(rules)
+        if hit is None:
+            return None
+        i, rule = hit
+        if decision is Decision.DENY:
+            judgement, reason = f"denied by {rule.value}", f"denied by rule {rule.value}"
+        else:
+            judgement = f"ask rule {rule.value}"
+            reason = f"ask rule {rule.value} requires confirmation"
+        if i is not None:
+            self.judgements[i] = judgement
+        return self.finish(Verdict(decision, reason, ReasonKind.RULE, rule))
+
+    def walk(self) -> _Walked:
+        """Judge every command in order: its paths, writes, git state and allow rules."""
+        state = WalkState(self.ctx)
+        state.git_env.extend(self.script.loop_variables)  # `for HOME in ./d; do git log; done`
+        walked = _Walked(state, PathWalk(self.ctx, self.command))
+        paths = walked.paths
+        for i, f in enumerate(self.facts):
+            self.problems.extend(f.problems)
+            walked.network |= f.network
+            written, modelled = write_words(f)
+            targets = state.write_targets(f, written, modelled)
+            state.check_git_after_cd(f)
+            seen = len(paths.outside)
+            judgement = self._judgement(f, paths.visit(f, written), targets, walked)
+            if len(paths.outside) > seen:
+                judgement += f" ({paths.outside[seen][0]} is outside the working directories)"
+            self.judgements[i] = judgement
+            if not (f.read_only and not f.writes):
+                walked.all_read_only = False
+            state.track_cd(f)
+        return walked
+
+    def _judgement(
+        self,
+        f: CommandFacts,
+        edit_rule: PermissionRule | None,
+        targets: list[str | None],
+        walked: _Walked,
+    ) -> str:
+        """How one command is judged: read-only, allowed by a rule (Bash, or Edit for what it
+        writes), or needing permission (noted in ``walked``)."""
+        allow_rules = self.allow_rules
         if f.read_only and not f.writes:
-            judgements[i] = "read-only"
-        elif (
+            return "read-only"
+        if (
             not f.writes
             and not f.problems
             and (allowed := allow_rules.first_of((), f.allow_forms, False)) is not None
         ):
-            judgements[i] = f"allowed by {allowed.value}"
-            used_rules.append(allowed)
-        elif edit_rule is not None and _allowed_apart_from_writes(f, allow_rules):
-            judgements[i] = f"writes allowed by {edit_rule.value}"
-            used_rules.append(edit_rule)
-        else:
-            judgements[i] = "needs permission" + (" (writes)" if f.writes else "")
-            needing.append(f)
-            if not state.edits_ok(f, targets):
-                state.accept_ok = False
-        if len(paths.outside) > seen:
-            judgements[i] += f" ({paths.outside[seen][0]} is outside the working directories)"
-        if not (f.read_only and not f.writes):
-            all_read_only = False
-        state.track_cd(f)
-    if paths.deny is not None:
-        return finish(paths.deny)
-    hit = _first_match(ask_rules, forms, texts, every_form, every_text)
-    if hit is not None:
-        i, by = hit
-        judgements[i] = f"ask rule {by.value}"
-        return finish(
-            Verdict(Decision.ASK, f"ask rule {by.value} requires confirmation", ReasonKind.RULE, by)
-        )
-    rule = ask_rules.first(extra)
-    if rule is not None:
-        return finish(
-            Verdict(
-                Decision.ASK, f"ask rule {rule.value} requires confirmation", ReasonKind.RULE, rule
-            )
-        )
-    if paths.ask is not None:
-        # a read-only `grep -r` over a folder a Read rule may cover asks in plan mode too
-        return finish(paths.ask, all_read_only and not problems and not state.safety)
-    if network:
-        state.safety.append(SafetyCheck("uses a /dev/tcp or /dev/udp network redirect"))
-    outside = bool(paths.outside)
-    accept_ok = state.accept_ok and not problems and not state.safety and not outside
-    read_only = all_read_only and not problems and not state.safety
+            walked.used_rules.append(allowed)
+            return f"allowed by {allowed.value}"
+        if edit_rule is not None and _allowed_apart_from_writes(f, allow_rules):
+            walked.used_rules.append(edit_rule)
+            return f"writes allowed by {edit_rule.value}"
+        walked.needing.append(f)
+        if not walked.state.edits_ok(f, targets):
+            walked.state.accept_ok = False
+        return "needs permission" + (" (writes)" if f.writes else "")
 
-    critical = [s for s in state.safety if not s.classifier_approvable]
-    if critical:
-        return finish(
-            Verdict(Decision.ASK, critical[0].message, ReasonKind.SAFETY, safety=critical[0])
-        )
-    if state.safety:
-        s = state.safety[0]
-        return finish(Verdict(Decision.ASK, s.message, ReasonKind.SAFETY, safety=s))
-    problems.extend(paths.doubts)
-    if problems:
-        return finish(
-            Verdict(Decision.ASK, "cannot analyse safely: " + problems[0], ReasonKind.ANALYSIS),
+    def _read_only(self, walked: _Walked) -> bool:
+        """Every command read-only, and nothing the analysis doubts or a safety check asks."""
+        return walked.all_read_only and not self.problems and not walked.state.safety
+
+    def path_deny(self, walked: _Walked) -> BashAssessment | None:
+        """DENY for a path a Read/Edit deny rule covers."""
+        return None if walked.paths.deny is None else self.finish(walked.paths.deny)
+
+    def asked(self, walked: _Walked) -> BashAssessment | None:
+        """ASK when an ask rule matches any command."""
+        return self.rule_phase(self.ask_rules, Decision.ASK)
+
+    def path_ask(self, walked: _Walked) -> BashAssessment | None:
+        """ASK for a path a Read/Edit ask rule covers (or a Read deny rule may reach)."""
+        if walked.paths.ask is None:
+            return None
+        # a read-only `grep -r` over a folder a Read rule may cover asks in plan mode too
+        return self.finish(walked.paths.ask, self._read_only(walked))
+
+    def safety(self, walked: _Walked) -> BashAssessment | None:
+        """ASK (SAFETY) for the first safety check, one a classifier may not approve first."""
+        state = walked.state
+        if walked.network:
+            state.safety.append(SafetyCheck("uses a /dev/tcp or /dev/udp network redirect"))
+        if not state.safety:
+            return None
+        critical = [s for s in state.safety if not s.classifier_approvable]
+        s = critical[0] if critical else state.safety[0]
+        return self.finish(Verdict(Decision.ASK, s.message, ReasonKind.SAFETY, safety=s))
+
+    def unanalysable(self, walked: _Walked) -> BashAssessment | None:
+        """ASK (ANALYSIS) for the first thing the analysis could not model."""
+        if not self.problems and not walked.paths.doubts:
+            return None
+        read_only = self._read_only(walked)  # the doubts about paths aside
+        self.problems.extend(walked.paths.doubts)
+        return self.finish(
+            Verdict(
+                Decision.ASK, "cannot analyse safely: " + self.problems[0], ReasonKind.ANALYSIS
+            ),
             read_only,
         )
-    if not needing and not outside:
-        if used_rules:
-            return finish(
-                Verdict(
-                    Decision.ALLOW,
-                    f"allowed by rule {used_rules[0].value}",
-                    ReasonKind.RULE,
-                    used_rules[0],
-                ),
-                read_only,
-                True,
+
+    def allowed(self, walked: _Walked) -> BashAssessment | None:
+        """ALLOW when every command is read-only or allowed, and nothing is outside."""
+        if walked.needing or walked.paths.outside:
+            return None
+        read_only = self._read_only(walked)
+        if walked.used_rules:
+            rule = walked.used_rules[0]
+            v = Verdict(Decision.ALLOW, f"allowed by rule {rule.value}", ReasonKind.RULE, rule)
+            return self.finish(v, read_only, True)
+        if walked.paths.read_rules:
+            r = walked.paths.read_rules[0]
+            v = Verdict(
+                Decision.ALLOW,
+                f"read-only command; {r.value} covers what it reads "
+                "outside the working directories",
+                ReasonKind.RULE,
+                r,
             )
-        if paths.read_rules:
-            r = paths.read_rules[0]
-            return finish(
-                Verdict(
-                    Decision.ALLOW,
-                    f"read-only command; {r.value} covers what it reads "
-                    "outside the working directories",
-                    ReasonKind.RULE,
-                    r,
-                ),
-                read_only,
-                True,
-            )
-        return finish(
-            Verdict(Decision.ALLOW, "read-only command", ReasonKind.READ_ONLY), read_only, True
-        )
-    suggestions: list[RuleValue] = []
-    if not any(f.no_suggest or f.core is None or f.writes for f in needing):
-        for f in needing:
-            sug = _suggestion(f.core or [])
-            if sug is not None and sug not in suggestions:
-                suggestions.append(sug)
-    where = paths.outside_verdict(tuple(suggestions))
-    if where is not None:
-        return finish(where, read_only, False)
-    first = needing[0]
-    reason = f"{first.cmd.text.strip()[:80]!r} needs permission"
-    return finish(
-        Verdict(
+            return self.finish(v, read_only, True)
+        v = Verdict(Decision.ALLOW, "read-only command", ReasonKind.READ_ONLY)
+        return self.finish(v, read_only, True)
+
+    def needs_permission(self, walked: _Walked) -> BashAssessment:
+        """ASK (WORKING_DIR) for a path outside, else ASK (MODE) with "don't ask again"
+        suggestions: the mode decides."""
+        needing, paths = walked.needing, walked.paths
+        suggestions: list[RuleValue] = []
+        if not any(f.no_suggest or f.core is None or f.writes for f in needing):
+            for f in needing:
+                sug = _suggestion(f.core or [])
+                if sug is not None and sug not in suggestions:
+                    suggestions.append(sug)
+        where = paths.outside_verdict(tuple(suggestions))
+        if where is not None:
+            return self.finish(where, self._read_only(walked), False)
+        state = walked.state
+        accept_ok = state.accept_ok and not self.problems and not state.safety and not paths.outside
+        reason = f"{needing[0].cmd.text.strip()[:80]!r} needs permission"
+        v = Verdict(
             Decision.ASK, reason, ReasonKind.MODE, suggestions=tuple(suggestions[:MAX_SUGGESTIONS])
-        ),
-        False,
-        accept_ok,
-    )
+        )
+        return self.finish(v, False, accept_ok)
+
+
+# The phases after the walk, strictest first; ``_Judge.needs_permission`` when none decides.
+_AFTER_WALK: tuple[Callable[[_Judge, _Walked], BashAssessment | None], ...] = (
+    _Judge.path_deny,
+    _Judge.asked,
+    _Judge.path_ask,
+    _Judge.safety,
+    _Judge.unanalysable,
+    _Judge.allowed,
+)
 
 
 def _first_match(

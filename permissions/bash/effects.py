@@ -342,30 +342,51 @@ class WalkState:
         return self._git_repository_reason(run, g)
 
     def _git_repository_reason(self, run: _GitRun, g: GitGlobals) -> str | None:
-        where = self.cwd
-        if where is None:
+        """Why the repository ``run`` uses (where its ``-C`` options lead, then its
+        ``--git-dir`` or the one git discovers there) could be one the model planted."""
+        if self.cwd is None:
             return None  # an unknown cd: the after-cd check asks
         shown = "git" + "".join(f" -C {d}" for d in (*run.chdirs, *g.chdirs) if d is not None)
+        where, reason = self._git_directory(run, g, self.cwd, shown)
+        if where is None:
+            return reason
+        if g.git_dir is not None or g.bare:
+            return self._explicit_gitdir_reason(g, where)
+        return self._discovered_repository_reason(where, shown)
+
+    def _git_directory(
+        self, run: _GitRun, g: GitGlobals, where: str, shown: str
+    ) -> tuple[str | None, str | None]:
+        """(the directory git runs in after its ``-C`` options, None) from ``where``; or
+        (None, why not known: None when there is nothing to say)."""
         for d in (*run.chdirs, *g.chdirs):
             if d is None and not run.printable:
-                return None
+                return None, None
             if d is None:
-                return (
+                return None, (
                     "git -C names a directory not known statically (whose config would git read?)"
                 )
             if d:  # git ignores `-C ""`
-                where = resolve_path(d, where, self.home)
-                if where is None:
-                    return f"{shown}: cannot tell which repository git would use"
-        if g.git_dir is not None or g.bare:
-            explicit = resolve_path(g.git_dir, where, self.home) if g.git_dir else where
-            if g.git_dir == "?" or explicit is None:
-                return "git --git-dir is not known statically: cannot tell which repository"
-            gitdir = os.path.realpath(explicit)
-            if self._session_owns(gitdir):
-                return None
-            opt = f"--git-dir={g.git_dir}" if g.git_dir else "--bare"
-            return f"git {opt} uses another repository ({self._show(gitdir)})"
+                moved = resolve_path(d, where, self.home)
+                if moved is None:
+                    return None, f"{shown}: cannot tell which repository git would use"
+                where = moved
+        return where, None
+
+    def _explicit_gitdir_reason(self, g: GitGlobals, where: str) -> str | None:
+        """``--git-dir``/``--bare``: asks unless it names the session's own repository."""
+        explicit = resolve_path(g.git_dir, where, self.home) if g.git_dir else where
+        if g.git_dir == "?" or explicit is None:
+            return "git --git-dir is not known statically: cannot tell which repository"
+        gitdir = os.path.realpath(explicit)
+        if self._session_owns(gitdir):
+            return None
+        opt = f"--git-dir={g.git_dir}" if g.git_dir else "--bare"
+        return f"git {opt} uses another repository ({self._show(gitdir)})"
+
+    def _discovered_repository_reason(self, where: str, shown: str) -> str | None:
+        """The repository git discovers from ``where``: asks when this script writes where
+        git looks, or when it is not the session's own."""
         if where == self.start:
             self._session()  # the common case: git where the session is, discovered once
             repo, levels = self.session_repo, self.session_levels

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from permissions.bash.paths import is_protected
@@ -130,28 +130,17 @@ def _git_list_only(args: Sequence[str], list_flags: frozenset[str]) -> bool:
     return True
 
 
+_GIT_HARMLESS_GLOBALS = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
+)
+_GIT_TAG_LIST_FLAGS = frozenset({"-l", "--list", "-n", "--no-color", "--color"})
+
+
 def git_read_only(args: Sequence[str]) -> bool:
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-C":
-            # which repository (so which config) -C reaches is a question for the file system:
-            # effects.WalkState asks unless it is the session's own
-            i += 2
-            continue
-        if a in (
-            "--no-pager",
-            "-P",
-            "--no-optional-locks",
-            "--literal-pathspecs",
-            "--no-replace-objects",
-        ):
-            i += 1
-            continue
-        if a.startswith("-"):
-            return False  # -c, -p/--paginate, --git-dir, --work-tree, --exec-path, --config-env
-        break
-    if i >= len(args):
+    """``git ARGS`` only reads: harmless global options, a read-only subcommand (or a listing
+    form of one that can also write), no option that writes a file or runs a program."""
+    i = _git_subcommand_index(args)
+    if i is None:
         return False
     sub, rest = args[i], list(args[i + 1 :])
     for a in rest:
@@ -161,27 +150,48 @@ def git_read_only(args: Sequence[str]) -> bool:
             return False
     if sub in _GIT_READ_ONLY:
         return True
-    if sub == "branch":
-        return _git_list_only(rest, _GIT_BRANCH_LIST_FLAGS)
-    if sub == "tag":
-        return _git_list_only(rest, frozenset({"-l", "--list", "-n", "--no-color", "--color"}))
-    if sub == "remote":
-        return all(a in ("-v", "--verbose") for a in rest) or (rest[:1] == ["get-url"])
-    if sub == "stash":
-        return bool(rest) and rest[0] in ("list", "show")
-    if sub == "worktree":
-        return rest[:1] == ["list"]
-    if sub == "reflog":
-        return not rest or rest[0] == "show" or rest[0].startswith("-")
-    if sub == "config":
-        if any(a in _GIT_CONFIG_SUBCOMMANDS_WRITE for a in rest):
-            return False
-        if rest[:1] in (["get"], ["list"]):
-            return not any(a.split("=", 1)[0] in _GIT_CONFIG_WRITE for a in rest)
-        return any(a in _GIT_CONFIG_READ for a in rest) and not any(
-            a.split("=", 1)[0] in _GIT_CONFIG_WRITE for a in rest
-        )
-    return False  # unknown subcommands may be aliases running `!cmd`
+    listing = _GIT_LISTING.get(sub)
+    return listing is not None and listing(rest)  # unknown: may be an alias running `!cmd`
+
+
+def _git_subcommand_index(args: Sequence[str]) -> int | None:
+    """Where the subcommand is, after global options that neither write nor change which
+    repository or configuration git uses (-C aside); None if another option comes first."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-C":
+            # which repository (so which config) -C reaches is a question for the file system:
+            # effects.WalkState asks unless it is the session's own
+            i += 2
+        elif a in _GIT_HARMLESS_GLOBALS:
+            i += 1
+        elif a.startswith("-"):
+            return None  # -c, -p/--paginate, --git-dir, --work-tree, --exec-path, --config-env
+        else:
+            return i
+    return None
+
+
+def _git_config_reads(rest: list[str]) -> bool:
+    if any(a in _GIT_CONFIG_SUBCOMMANDS_WRITE for a in rest):
+        return False
+    writes = any(a.split("=", 1)[0] in _GIT_CONFIG_WRITE for a in rest)
+    if rest[:1] in (["get"], ["list"]):
+        return not writes
+    return any(a in _GIT_CONFIG_READ for a in rest) and not writes
+
+
+# Subcommands that also write: read-only only in these forms (the arguments after them).
+_GIT_LISTING: dict[str, Callable[[list[str]], bool]] = {
+    "branch": lambda rest: _git_list_only(rest, _GIT_BRANCH_LIST_FLAGS),
+    "tag": lambda rest: _git_list_only(rest, _GIT_TAG_LIST_FLAGS),
+    "remote": lambda rest: all(a in ("-v", "--verbose") for a in rest) or (rest[:1] == ["get-url"]),
+    "stash": lambda rest: bool(rest) and rest[0] in ("list", "show"),
+    "worktree": lambda rest: rest[:1] == ["list"],
+    "reflog": lambda rest: not rest or rest[0] == "show" or rest[0].startswith("-"),
+    "config": _git_config_reads,
+}
 
 
 # Environment variables through which a git command takes its repository, its configuration or a

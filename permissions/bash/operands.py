@@ -79,6 +79,7 @@ class _Scan:
         self.args = args
         self.out: list[Operand] = []
         self.pattern_given = False
+        self.pattern_pending = False  # the next operand is the pattern (grep PATTERN FILE...)
         self.stopped = False
 
     def value(self, shape: str, index: int, offset: int) -> None:
@@ -92,64 +93,68 @@ class _Scan:
             self.out.append(Operand(index, offset, indirect=True))
 
     def run(self) -> list[Operand]:
-        spec, args = self.spec, self.args
-        pattern_pending = spec.pattern_first and not self.pattern_given
+        args = self.args
+        self.pattern_pending = self.spec.pattern_first and not self.pattern_given
         i, n, end = 0, len(args), False
         while i < n:
             a = args[i]
             if end or a == "-" or not a.startswith("-") or len(a) == 1:
-                if self.stopped:
-                    pass
-                elif pattern_pending:
-                    pattern_pending = False
-                    if spec.pattern_maybe_path:
-                        self.out.append(Operand(i, maybe=True))
-                elif not spec.operands or a == "-":
-                    pass
-                elif spec.assignments and _ASSIGNMENT.match(a):
-                    pass
-                elif not spec.plus_operands and a.startswith("+"):
-                    pass
-                else:
-                    self.out.append(_op(i))
-                    if spec.first_only:
-                        break
+                if self.operand(a, i):
+                    break
                 i += 1
-                continue
-            if a == "--":
+            elif a == "--":
                 end = True
                 i += 1
-                continue
-            if a.startswith("--"):
-                name, eq, _ = a.partition("=")
-                shape = _long(spec, name)
-                if shape is None or shape == "o":
-                    if eq:
-                        self.out.append(Operand(i, len(name) + 1, maybe=True))
-                    elif i + 1 < n:
-                        self.out.append(Operand(i + 1, maybe=True))
-                    i += 1
-                    continue
-                if shape in ("nopattern", "stop"):
-                    pattern_pending = pattern_pending and shape != "nopattern"
-                    self.stopped |= shape == "stop"
-                    i += 1
-                    continue
-                if eq and shape in _VALUE_SHAPES:
-                    self.value(shape, i, len(name) + 1)
-                    i += 1
-                    continue
-                if shape in ("vv", "vp"):
-                    if shape == "vp":
-                        self.value("p", i + 2, 0)
-                    i += 3
-                    continue
-                self.value(shape, i + 1, 0)
-                i += 2
-                continue
-            i = self.cluster(a, i)
-            pattern_pending = pattern_pending and not self.pattern_given
+            elif a.startswith("--"):
+                i = self.long_option(a, i)
+            else:
+                i = self.cluster(a, i)
+                self.pattern_pending = self.pattern_pending and not self.pattern_given
         return self.out
+
+    def operand(self, a: str, i: int) -> bool:
+        """Record the operand ``args[i]`` if it is a path; True when the scan ends there."""
+        spec = self.spec
+        if self.stopped:
+            return False
+        if self.pattern_pending:
+            self.pattern_pending = False
+            if spec.pattern_maybe_path:
+                self.out.append(Operand(i, maybe=True))
+            return False
+        if (
+            not spec.operands
+            or a == "-"
+            or (spec.assignments and _ASSIGNMENT.match(a))
+            or (not spec.plus_operands and a.startswith("+"))
+        ):
+            return False
+        self.out.append(_op(i))
+        return spec.first_only
+
+    def long_option(self, a: str, i: int) -> int:
+        """Scan the long option ``args[i]``; the index of the next word."""
+        name, eq, _ = a.partition("=")
+        shape = _long(self.spec, name)
+        if shape is None or shape == "o":
+            if eq:
+                self.out.append(Operand(i, len(name) + 1, maybe=True))
+            elif i + 1 < len(self.args):
+                self.out.append(Operand(i + 1, maybe=True))
+            return i + 1
+        if shape in ("nopattern", "stop"):
+            self.pattern_pending = self.pattern_pending and shape != "nopattern"
+            self.stopped |= shape == "stop"
+            return i + 1
+        if eq and shape in _VALUE_SHAPES:
+            self.value(shape, i, len(name) + 1)
+            return i + 1
+        if shape in ("vv", "vp"):
+            if shape == "vp":
+                self.value("p", i + 2, 0)
+            return i + 3
+        self.value(shape, i + 1, 0)
+        return i + 2
 
     def cluster(self, a: str, i: int) -> int:
         """Scan the short-option cluster ``args[i]``; the index of the next word."""

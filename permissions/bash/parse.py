@@ -9,6 +9,8 @@ they apply to (tree-sitter hangs ``a && b > f``'s redirect on the list; bash app
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -132,54 +134,61 @@ class _Walker:
         check_expansion(self, node)
 
     def walk(self, node: Any) -> None:
-        t = node.type
-        if t == "command":
-            self.command(node)
-        elif t == "redirected_statement":
-            self.redirected(node)
-        elif t == "variable_assignment":
-            self.bare_assignments([node])
-        elif t == "variable_assignments":
-            self.bare_assignments([c for c in node.children if c.type == "variable_assignment"])
-        elif t == "declaration_command" or t == "unset_command":
-            self.declaration(node)
-        elif t == "test_command":
+        handler = _HANDLERS.get(node.type)
+        if handler is None:
             self.sub_walk(node)
-            check_arithmetic_tests(self, node)
-            self.emit(SimpleCommand(self.text(node), "test", self.test_words(node)))
-        elif t == "command_substitution":
-            self.visited.add(node.start_byte)
-            self.sub_walk(node)
-            self.escaped_backquotes(node)
-        elif t == "process_substitution":
-            self.visited.add(node.start_byte)
-            self.sub_walk(node)
-        elif t == "expansion":
-            self.expansion(node)
-        elif t in _ARITHMETIC or (t == "compound_statement" and node.child(0).type == "(("):
-            self.sub_walk(node)
-            check_arithmetic(self, node)
-            # `(( 'a[$(cmd)]' ))`: a quoted operand is still evaluated, subscript and all
-            words = self.test_words(node)
-            if not test_operands_safe([w.value for w in words]):
-                self.emit(SimpleCommand(self.text(node), "test", words))
-        elif t == "function_definition":
-            self.function(node)
-        elif t == "for_statement":
-            self.for_loop(node)
-        elif t in _REDIRECT_TYPES:
-            self.emit(SimpleCommand(self.text(node), "redirect", ()))
-            idx = len(self.commands) - 1
-            self.attach(self.redirect(node, idx), idx)
-        elif t in _LEAF_WORDS:
-            return
-        elif t == "list":
-            for child in flatten_chain(node):
-                self.walk(child)
-        elif t == "pipeline":
-            self.pipeline(node)
+        else:
+            handler(self, node)
+
+    def leaf(self, node: Any) -> None:
+        """A word that holds no command (nothing to walk)."""
+
+    def chain(self, node: Any) -> None:
+        """``a && b || c``: each member in order."""
+        for child in flatten_chain(node):
+            self.walk(child)
+
+    def assignment_statement(self, node: Any) -> None:
+        self.bare_assignments([node])
+
+    def assignments_statement(self, node: Any) -> None:
+        self.bare_assignments([c for c in node.children if c.type == "variable_assignment"])
+
+    def test_command(self, node: Any) -> None:
+        """``[ ]``/``[[ ]]``: a command of kind "test" (its operands judged as words)."""
+        self.sub_walk(node)
+        check_arithmetic_tests(self, node)
+        self.emit(SimpleCommand(self.text(node), "test", self.test_words(node)))
+
+    def command_substitution(self, node: Any) -> None:
+        self.visited.add(node.start_byte)
+        self.sub_walk(node)
+        self.escaped_backquotes(node)
+
+    def process_substitution(self, node: Any) -> None:
+        self.visited.add(node.start_byte)
+        self.sub_walk(node)
+
+    def compound(self, node: Any) -> None:
+        """``(( ... ))`` is arithmetic; any other compound statement is walked as it is."""
+        if node.child(0).type == "((":
+            self.arithmetic(node)
         else:
             self.sub_walk(node)
+
+    def arithmetic(self, node: Any) -> None:
+        self.sub_walk(node)
+        check_arithmetic(self, node)
+        # `(( 'a[$(cmd)]' ))`: a quoted operand is still evaluated, subscript and all
+        words = self.test_words(node)
+        if not test_operands_safe([w.value for w in words]):
+            self.emit(SimpleCommand(self.text(node), "test", words))
+
+    def bare_redirect(self, node: Any) -> None:
+        """A redirect standing alone (``> f``): a command of kind "redirect" owning it."""
+        self.emit(SimpleCommand(self.text(node), "redirect", ()))
+        idx = len(self.commands) - 1
+        self.attach(self.redirect(node, idx), idx)
 
     def pipeline(self, node: Any) -> None:
         fed: str | None = None
@@ -245,14 +254,7 @@ class _Walker:
             elif ct == "variable_assignment":
                 assigns.append(self.assignment(child))
             elif ct == "command_name":
-                kids = child.children
-                if kids:
-                    first = kids[0]
-                    if first.type == "word":
-                        words.append(self.plain_word(first))
-                    else:
-                        words.append(self.word(first))
-                        self.sub_walk(child)
+                self.command_name(child, words)
             elif ct in _REDIRECT_TYPES:
                 redirect_nodes.append(child)
             elif ct == "word":
@@ -266,6 +268,18 @@ class _Walker:
         idx = len(self.commands) - 1
         for r in redirect_nodes:
             self.attach(self.redirect(r, idx), idx)
+
+    def command_name(self, node: Any, words: list[Word]) -> None:
+        """Add the word of a ``command_name`` node (walking a substitution in it)."""
+        kids = node.children
+        if not kids:
+            return
+        first = kids[0]
+        if first.type == "word":
+            words.append(self.plain_word(first))
+        else:
+            words.append(self.word(first))
+            self.sub_walk(node)
 
     def assignment(self, node: Any) -> tuple[str, Word]:
         kids = node.children
@@ -375,63 +389,99 @@ class _Walker:
     def redirect(self, node: Any, owner: int | None = None) -> list[Redirect]:
         """Build the Redirect(s) of one redirect node and walk the commands nested in it."""
         owner = len(self.commands) - 1 if owner is None else owner
-        t = node.type
-        fd = None
-        ops: list[str] = []
-        target: Word | None = None
-        nested: list[Any] = []
-        out: list[Redirect] = []
-        body: str | None = None
-        quoted = False
+        parts = _RedirectParts()
         for child in node.children:
-            ct = child.type
-            if ct == "file_descriptor":
-                fd = self.text(child)
-            elif not child.is_named:
-                ops.append(self.text(child))
-            elif ct == "heredoc_start":
-                start = self.text(child)
-                quoted = any(q in start for q in "'\"\\")
-            elif ct == "heredoc_body":
-                body = self.text(child)
-                if not quoted:
-                    self.sub_walk(child)
-            elif ct == "heredoc_end":
-                # bash ends a heredoc only at a line that is the delimiter alone: on
-                # `EOF && cmd` it reads on, and what tree-sitter took for commands is the body
-                self.error |= not self.alone_on_line(child)
-                continue
-            elif ct == "file_redirect":
-                out.extend(self.redirect(child, owner))
-            elif t == "heredoc_redirect":
-                nested.append(child)
-            elif target is None:
-                target = self.word(child)
-                if ct not in _LEAF_WORDS:
-                    self.walk(child)
-            else:
-                # `echo a > f b`: words after the target are arguments of the command
-                if ct not in _LEAF_WORDS:
-                    self.walk(child)
-        op = "".join(ops)
-        if t == "heredoc_redirect":
-            # bash joins `\<newline>` lines before it looks for the delimiter; tree-sitter
-            # may end (or start) the body elsewhere, so such a heredoc is not modelled
-            self.error |= "\\\n" in self.text(node)
-            before = len(self.commands)
-            for n in nested:
-                self.walk(n)
-            # `cat <<EOF | sh`: the heredoc text reaches the pipeline's commands too
-            for i in range(before, len(self.commands)):
-                c = self.commands[i]
-                self.commands[i] = with_fields(c, stdin_script=body)
-            out.insert(0, Redirect(op or "<<", fd, None, body or "", quoted))
-        elif t == "herestring_redirect" and target is not None:
+            self.redirect_part(node.type, child, owner, parts)
+        op = "".join(parts.ops)
+        target = parts.target
+        if node.type == "heredoc_redirect":
+            head = self.heredoc(node, op, parts)
+        elif node.type == "herestring_redirect" and target is not None:
             text = target.deny_value if target.deny_value is not None else target.shown
-            out.insert(0, Redirect(op or "<<<", fd, target, text))
+            head = Redirect(op or "<<<", parts.fd, target, text)
         else:
-            out.insert(0, _new_tuple(Redirect, (op, fd, target, None, False)))
-        return out
+            head = _new_tuple(Redirect, (op, parts.fd, target, None, False))
+        parts.out.insert(0, head)
+        return parts.out
+
+    def redirect_part(self, t: str, child: Any, owner: int, parts: _RedirectParts) -> None:
+        """Take one child of a redirect node of type ``t`` into ``parts``."""
+        ct = child.type
+        if ct == "file_descriptor":
+            parts.fd = self.text(child)
+        elif not child.is_named:
+            parts.ops.append(self.text(child))
+        elif ct == "heredoc_start":
+            start = self.text(child)
+            parts.quoted = any(q in start for q in "'\"\\")
+        elif ct == "heredoc_body":
+            parts.body = self.text(child)
+            if not parts.quoted:
+                self.sub_walk(child)
+        elif ct == "heredoc_end":
+            # bash ends a heredoc only at a line that is the delimiter alone: on
+            # `EOF && cmd` it reads on, and what tree-sitter took for commands is the body
+            self.error |= not self.alone_on_line(child)
+        elif ct == "file_redirect":
+            parts.out.extend(self.redirect(child, owner))
+        elif t == "heredoc_redirect":
+            parts.nested.append(child)
+        else:
+            if parts.target is None:
+                parts.target = self.word(child)
+            # else `echo a > f b`: words after the target are arguments of the command
+            if ct not in _LEAF_WORDS:
+                self.walk(child)
+
+    def heredoc(self, node: Any, op: str, parts: _RedirectParts) -> Redirect:
+        """The heredoc's Redirect, after walking the commands after its start on the line."""
+        # bash joins `\<newline>` lines before it looks for the delimiter; tree-sitter
+        # may end (or start) the body elsewhere, so such a heredoc is not modelled
+        self.error |= "\\\n" in self.text(node)
+        before = len(self.commands)
+        for n in parts.nested:
+            self.walk(n)
+        # `cat <<EOF | sh`: the heredoc text reaches the pipeline's commands too
+        for i in range(before, len(self.commands)):
+            c = self.commands[i]
+            self.commands[i] = with_fields(c, stdin_script=parts.body)
+        return Redirect(op or "<<", parts.fd, None, parts.body or "", parts.quoted)
+
+
+@dataclass(slots=True)
+class _RedirectParts:
+    """What the children of one redirect node say: its descriptor, operator, target (the
+    first word), heredoc body, the nodes after a heredoc's start, nested file redirects."""
+
+    fd: str | None = None
+    ops: list[str] = field(default_factory=list)
+    target: Word | None = None
+    body: str | None = None
+    quoted: bool = False
+    nested: list[Any] = field(default_factory=list)
+    out: list[Redirect] = field(default_factory=list)
+
+
+_HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
+    "command": _Walker.command,
+    "redirected_statement": _Walker.redirected,
+    "variable_assignment": _Walker.assignment_statement,
+    "variable_assignments": _Walker.assignments_statement,
+    "declaration_command": _Walker.declaration,
+    "unset_command": _Walker.declaration,
+    "test_command": _Walker.test_command,
+    "command_substitution": _Walker.command_substitution,
+    "process_substitution": _Walker.process_substitution,
+    "expansion": _Walker.expansion,
+    "compound_statement": _Walker.compound,
+    "function_definition": _Walker.function,
+    "for_statement": _Walker.for_loop,
+    "list": _Walker.chain,
+    "pipeline": _Walker.pipeline,
+    **dict.fromkeys(_ARITHMETIC, _Walker.arithmetic),
+    **dict.fromkeys(_REDIRECT_TYPES, _Walker.bare_redirect),
+    **dict.fromkeys(_LEAF_WORDS, _Walker.leaf),
+}
 
 
 def _parse(command: str) -> ParsedScript:

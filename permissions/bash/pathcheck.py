@@ -42,6 +42,7 @@ from permissions.bash.pathrules import (
     word_from,
 )
 from permissions.bash.reach import Reach
+from permissions.bash.script import SimpleCommand
 from permissions.bash.words import Word, brace_expand
 from permissions.bash.wrappers import basename
 from permissions.paths import is_under, path_rule_matches_resolved, working_roots
@@ -257,33 +258,45 @@ class PathWalk:
                 if r.op == "<" and r.target is not None:
                     self.read(r.target, "<", self.cwds)
         core = core_argv(f)
-        guarded = self.guarded
         if core is not None:
-            argv, words = core
-            prog = argv[0] if "/" not in argv[0] else basename(argv[0])
-            cd = prog == "cd" or prog == "pushd"
-            if len(argv) > 1:
-                ops = scan_operands(prog, argv[1:])
-                if ops:
-                    self.read_operands(prog, ops, words, cd)
-            if cd and argv[0] == prog:
-                self._track_cd(argv, words)
-            if guarded and prog in RECURSIVE_READERS:
-                self.reach.recursive(prog, argv, words, True, self.reach.stdin_fed(cmd))
-        if guarded and cmd.kind == "command":
-            for k, form in enumerate(deny_forms_of_command(cmd)):
-                name = basename(form[0])
-                if name == "xargs":
-                    self.reach.xargs(form)
-                if not k:
-                    continue  # the argv as written: judged above
-                for op in scan_operands(name, form[1:]) or ():
-                    if not op.chdir and op.pos + 1 < len(form):
-                        self._deny_only(form[op.pos + 1][op.offset :], False)
-                if name in RECURSIVE_READERS:
-                    self.reach.recursive(name, form, _form_words(form), False)
+            self._visit_argv(cmd, *core)
+        if self.guarded and cmd.kind == "command":
+            self._visit_deny_forms(cmd)
         if not targets:
             return None
+        return self._covering_write_rule(targets)
+
+    def _visit_argv(self, cmd: SimpleCommand, argv: list[str], words: tuple[Word, ...]) -> None:
+        """The paths the argv as written reads (its operands, a folder read recursively), and
+        where a ``cd``/``pushd`` moves."""
+        prog = argv[0] if "/" not in argv[0] else basename(argv[0])
+        cd = prog == "cd" or prog == "pushd"
+        if len(argv) > 1:
+            ops = scan_operands(prog, argv[1:])
+            if ops:
+                self.read_operands(prog, ops, words, cd)
+        if cd and argv[0] == prog:
+            self._track_cd(argv, words)
+        if self.guarded and prog in RECURSIVE_READERS:
+            self.reach.recursive(prog, argv, words, True, self.reach.stdin_fed(cmd))
+
+    def _visit_deny_forms(self, cmd: SimpleCommand) -> None:
+        """Deny/ask rules on what ``cmd`` reads as seen through wrappers and obfuscation (every
+        deny form but the argv as written), and on what an ``xargs`` in it may read."""
+        for k, form in enumerate(deny_forms_of_command(cmd)):
+            name = basename(form[0])
+            if name == "xargs":
+                self.reach.xargs(form)
+            if not k:
+                continue  # the argv as written: judged by _visit_argv
+            for op in scan_operands(name, form[1:]) or ():
+                if not op.chdir and op.pos + 1 < len(form):
+                    self._deny_only(form[op.pos + 1][op.offset :], False)
+            if name in RECURSIVE_READERS:
+                self.reach.recursive(name, form, _form_words(form), False)
+
+    def _covering_write_rule(self, targets: list[str | None]) -> PermissionRule | None:
+        """Judge the paths written; the first allow rule covering them, if one covers each."""
         covering: PermissionRule | None = None
         complete = True
         for t in targets:

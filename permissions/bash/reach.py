@@ -23,7 +23,7 @@ from permissions.bash.pathrules import (
     shapes_meet,
     word_from,
 )
-from permissions.bash.recursive import recursive_reads
+from permissions.bash.recursive import RecursiveRead, recursive_reads
 from permissions.bash.script import SimpleCommand
 from permissions.bash.words import Word
 from permissions.bash.wrappers import basename, deny_unwrap
@@ -89,6 +89,19 @@ class Reach:
             return
         if rec.stdin_first and stdin_fed:
             rec = rec._replace(cwd=False)
+        base, shown = self._recursive_operands(prog, rec, words, as_run)
+        if rec.cwd and base is None and as_run:
+            self.walk.doubts.append(f"the folder {rec.how} reads is unknown")
+        elif rec.cwd and base is not None:
+            self._below(rec.how, shown, base)
+        if rec.anywhere:
+            self._below(rec.how, "a magic pathspec (`:/...`)", ["/"])
+
+    def _recursive_operands(
+        self, prog: str, rec: RecursiveRead, words: tuple[Word, ...], as_run: bool
+    ) -> tuple[list[str] | None, str]:
+        """Ask for the folders a recursive read names; the folder it reads when it names none
+        (the working directories, or where its ``-C`` options lead) and how to show it."""
         walk = self.walk
         base, shown = walk.cwds, "."
         for op in rec.ops:
@@ -110,12 +123,7 @@ class Reach:
                 if prog not in SPECS:
                     walk.deny_only_paths(paths)  # tar, cp, ...: not judged as operands yet
                 self._below(rec.how, word.shown, paths)
-        if rec.cwd and base is None and as_run:
-            walk.doubts.append(f"the folder {rec.how} reads is unknown")
-        elif rec.cwd and base is not None:
-            self._below(rec.how, shown, base)
-        if rec.anywhere:
-            self._below(rec.how, "a magic pathspec (`:/...`)", ["/"])
+        return base, shown
 
     def stdin_fed(self, cmd: SimpleCommand) -> bool:
         """Is the stdin of ``cmd`` a redirect or a pipe? A pipe is seen in the source text:

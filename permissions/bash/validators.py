@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from permissions.bash.git import git_read_only
 
@@ -34,77 +35,91 @@ def test_operands_safe(values: Sequence[str | None]) -> bool:
 # ---------------------------------------------------------------- sed
 
 
+@dataclass(slots=True)
+class _SedArgs:
+    """What sed's options say so far: its scripts, ``-i``, and the operands."""
+
+    scripts: list[str] = field(default_factory=list)
+    in_place: bool = False
+    operands: list[str] = field(default_factory=list)
+
+
+_SED_LONG_FLAGS = frozenset(
+    {"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered", "--null-data"}
+    | {"--posix", "--debug", "--sandbox", "--follow-symlinks", "--line-length"}
+)
+
+
 def sed_scripts(args: Sequence[str]) -> tuple[list[str], bool, bool] | None:
     """(scripts, in_place, ok) for sed args; None if an option makes it unmodelable (-f)."""
-    scripts: list[str] = []
-    in_place = False
-    operands: list[str] = []
+    sed = _SedArgs()
     i = 0
     end_opts = False
     while i < len(args):
         a = args[i]
         if end_opts or not a.startswith("-") or a == "-":
-            operands.append(a)
+            sed.operands.append(a)
         elif a == "--":
             end_opts = True
-        elif a.startswith("--"):
-            name, eq, val = a.partition("=")
-            if name == "--expression":
-                if eq:
-                    scripts.append(val)
-                elif i + 1 < len(args):
-                    scripts.append(args[i + 1])
-                    i += 1
-            elif name in ("--in-place",):
-                in_place = True
-            elif name in ("--file",):
-                return None
-            elif name in ("--line-length",) and not eq:
-                i += 1
-            elif name not in (
-                "--quiet",
-                "--silent",
-                "--regexp-extended",
-                "--separate",
-                "--unbuffered",
-                "--null-data",
-                "--posix",
-                "--debug",
-                "--sandbox",
-                "--follow-symlinks",
-                "--line-length",
-            ):
-                return None
         else:
-            j = 1
-            while j < len(a):
-                ch = a[j]
-                if ch == "e":
-                    rest = a[j + 1 :]
-                    if rest:
-                        scripts.append(rest)
-                    elif i + 1 < len(args):
-                        scripts.append(args[i + 1])
-                        i += 1
-                    break
-                if ch == "f":
-                    return None
-                if ch == "i":
-                    in_place = True
-                    break  # the rest is the backup suffix
-                if ch == "l":
-                    if not a[j + 1 :]:
-                        i += 1
-                    break
-                if ch not in "nrEsuz":
-                    return None
-                j += 1
+            option = _sed_long_option if a.startswith("--") else _sed_short_options
+            last = option(sed, args, i)
+            if last is None:
+                return None
+            i = last
         i += 1
-    if not scripts:
-        if not operands:
+    if not sed.scripts:
+        if not sed.operands:
             return None
-        scripts.append(operands[0])
-    return scripts, in_place, True
+        sed.scripts.append(sed.operands[0])
+    return sed.scripts, sed.in_place, True
+
+
+def _sed_long_option(sed: _SedArgs, args: Sequence[str], i: int) -> int | None:
+    """Take the long option ``args[i]``: the index of the last word it uses; None when sed
+    cannot be modelled with it (``--file``, an unknown option)."""
+    name, eq, val = args[i].partition("=")
+    if name == "--expression":
+        if eq:
+            sed.scripts.append(val)
+        elif i + 1 < len(args):
+            sed.scripts.append(args[i + 1])
+            return i + 1
+    elif name == "--in-place":
+        sed.in_place = True
+    elif name == "--file":
+        return None
+    elif name == "--line-length" and not eq:
+        return i + 1
+    elif name not in _SED_LONG_FLAGS:
+        return None
+    return i
+
+
+def _sed_short_options(sed: _SedArgs, args: Sequence[str], i: int) -> int | None:
+    """Take the short-option cluster ``args[i]`` (``-ne``, ``-i.bak``): the index of the last
+    word it uses; None when sed cannot be modelled with it (``-f``, an unknown option)."""
+    a = args[i]
+    for j in range(1, len(a)):
+        ch = a[j]
+        if ch == "e":
+            rest = a[j + 1 :]
+            if rest:
+                sed.scripts.append(rest)
+            elif i + 1 < len(args):
+                sed.scripts.append(args[i + 1])
+                return i + 1
+            return i
+        if ch == "f":
+            return None
+        if ch == "i":
+            sed.in_place = True
+            return i  # the rest is the backup suffix
+        if ch == "l":
+            return i if a[j + 1 :] else i + 1
+        if ch not in "nrEsuz":
+            return None
+    return i
 
 
 _SED_SIMPLE = frozenset("=dDgGhHlnNpPxzFF")
@@ -115,67 +130,135 @@ def _sed_script_safe(script: str) -> bool:
     """Conservatively: no w/W/e/r-with-write commands, no s///w or s///e flags."""
     i, n = 0, len(script)
     while i < n:
-        while i < n and script[i] in " \t\n;":
-            i += 1
+        i = _skip_chars(script, i, " \t\n;")
         if i >= n:
             return True
-        for _ in range(2):
-            m = _SED_ADDR_RE.match(script, i)
-            if m and m.end() > i:
-                i = m.end()
-                while i < n and script[i] in " \t":
-                    i += 1
-                if i < n and script[i] == ",":
-                    i += 1
-                    continue
-            break
-        while i < n and script[i] in " \t!":
-            i += 1
+        i = _skip_chars(script, _sed_addresses(script, i), " \t!")
         if i >= n:
             return True
-        c = script[i]
-        i += 1
-        if c in "{}" or c in _SED_SIMPLE:
-            continue
-        if c in "qQlL":
-            while i < n and script[i].isdigit():
-                i += 1
-            continue
-        if c in "btT:#":
-            while i < n and script[i] not in ";\n":
-                i += 1
-            continue
-        if c in "aic":
-            while i < n and script[i] != "\n":
-                if script[i] == "\\":
-                    i += 1
-                i += 1
-            continue
-        if c in "rR":
-            while i < n and script[i] != "\n":
-                i += 1
-            continue
-        if c in "sy":
-            if i >= n:
-                return False
-            delim = script[i]
-            if delim in "\\\n":
-                return False
-            i += 1
-            for _ in range(2):
-                while i < n and script[i] != delim:
-                    i += 2 if script[i] == "\\" else 1
-                if i >= n:
-                    return False
-                i += 1
-            if c == "s":
-                while i < n and script[i] not in ";\n}":
-                    if script[i] not in "gpiImM0123456789 \t":
-                        return False  # w, W, e and anything unknown
-                    i += 1
-            continue
-        return False  # w W e v and anything unknown
+        command = _SED_COMMANDS.get(script[i])
+        if command is None:
+            return False  # w W e v and anything unknown
+        i = command(script, i + 1)
+        if i < 0:
+            return False
     return True
+
+
+def _skip_chars(script: str, i: int, chars: str) -> int:
+    """The index of the first character from ``i`` on that is not one of ``chars``."""
+    n = len(script)
+    while i < n and script[i] in chars:
+        i += 1
+    return i
+
+
+def _sed_addresses(script: str, i: int) -> int:
+    """The index after the (up to two, comma-separated) addresses at ``i``."""
+    n = len(script)
+    for _ in range(2):
+        m = _SED_ADDR_RE.match(script, i)
+        if not (m and m.end() > i):
+            break
+        i = _skip_chars(script, m.end(), " \t")
+        if not (i < n and script[i] == ","):
+            break
+        i += 1
+    return i
+
+
+# Each sed command takes the script and the index after its letter, and answers the index
+# after its arguments, or -1 when the command may write or run something.
+
+
+def _sed_no_argument(script: str, i: int) -> int:
+    return i
+
+
+def _sed_count(script: str, i: int) -> int:
+    """``q5``, ``l 70``: an optional number."""
+    n = len(script)
+    while i < n and script[i].isdigit():
+        i += 1
+    return i
+
+
+def _sed_label(script: str, i: int) -> int:
+    """``b label``, ``: label``, ``# comment``: up to the end of the command."""
+    n = len(script)
+    while i < n and script[i] not in ";\n":
+        i += 1
+    return i
+
+
+def _sed_text(script: str, i: int) -> int:
+    """``a``/``i``/``c`` text: up to an unescaped newline."""
+    n = len(script)
+    while i < n and script[i] != "\n":
+        if script[i] == "\\":
+            i += 1
+        i += 1
+    return i
+
+
+def _sed_read_file(script: str, i: int) -> int:
+    """``r FILE``: the file name runs to the end of the line (it only reads)."""
+    n = len(script)
+    while i < n and script[i] != "\n":
+        i += 1
+    return i
+
+
+def _sed_replace(script: str, i: int, flags: bool) -> int:
+    """``s/a/b/FLAGS`` (``flags``) or ``y/abc/xyz/``: -1 for a flag that writes or runs."""
+    n = len(script)
+    if i >= n:
+        return -1
+    delim = script[i]
+    if delim in "\\\n":
+        return -1
+    i += 1
+    for _ in range(2):
+        while i < n and script[i] != delim:
+            i += 2 if script[i] == "\\" else 1
+        if i >= n:
+            return -1
+        i += 1
+    if not flags:
+        return i
+    while i < n and script[i] not in ";\n}":
+        if script[i] not in "gpiImM0123456789 \t":
+            return -1  # w, W, e and anything unknown
+        i += 1
+    return i
+
+
+def _sed_substitute(script: str, i: int) -> int:
+    return _sed_replace(script, i, True)
+
+
+def _sed_transliterate(script: str, i: int) -> int:
+    return _sed_replace(script, i, False)
+
+
+def _sed_command_table() -> dict[str, Callable[[str, int], int]]:
+    table: dict[str, Callable[[str, int], int]] = {}
+    for letters, command in (
+        ("{}", _sed_no_argument),
+        (_SED_SIMPLE, _sed_no_argument),
+        ("qQlL", _sed_count),
+        ("btT:#", _sed_label),
+        ("aic", _sed_text),
+        ("rR", _sed_read_file),
+        ("s", _sed_substitute),
+        ("y", _sed_transliterate),
+    ):
+        for letter in letters:
+            table.setdefault(letter, command)  # the first class a letter is in wins (`l`)
+    return table
+
+
+_SED_COMMANDS = _sed_command_table()
 
 
 def sed_read_only(args: Sequence[str]) -> bool:

@@ -260,47 +260,76 @@ def _eval_into(
 ) -> None:
     t = node.type
     if t == "word" or t == "number":
-        text = node.text.decode("utf-8", "replace")
-        if "`" in text and _has_backquote(text):
-            acc.add_unknown(None)  # a command substitution tree-sitter did not see
-            return
-        value, glob, brace = unquote_unquoted(text)
-        acc.glob |= glob
-        acc.brace |= brace
-        acc.add(value)
+        _eval_unquoted(node, acc)
     elif t == "raw_string":
         acc.add(node.text.decode("utf-8", "replace")[1:-1])
     elif t == "ansi_c_string":
         acc.add(decode_ansi_c(node.text.decode("utf-8", "replace")[2:-1]))
     elif t in ("string", "translated_string"):
-        pos = node.start_byte + 1
-        end = node.end_byte - 1
-        for child in node.children:
-            if child.type == '"' or child.type == "$":
-                pos = max(pos, child.end_byte)
-                continue
-            if child.start_byte > pos:
-                acc.add(_unescape_dquoted(src[pos : child.start_byte].decode("utf-8", "replace")))
-            if child.type == "string_content":
-                acc.add(_unescape_dquoted(child.text.decode("utf-8", "replace")))
-            else:
-                _eval_expansion(child, acc, variables, sub, bound, quoted=True)
-            pos = child.end_byte
-        if end > pos:
-            acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
+        _eval_dquoted(node, acc, variables, src, sub, bound)
     elif t == "concatenation":
-        plain: list[str] = []
-        for child in node.children:
-            _eval_into(child, acc, variables, src, sub, bound)
-            # tree-sitter splits `{a,b}` into the words `{`, `a,b`, `}`: look across them
-            text = child.text.decode("utf-8", "replace") if child.type == "word" else "\0"
-            plain.append(_ESCAPED.sub("\0", text) if "\\" in text else text)
-        if "{" in plain and _BRACE_RE.search("".join(plain)):
-            acc.brace = True
+        _eval_concatenation(node, acc, variables, src, sub, bound)
     elif t == "$":
         acc.add("$")
     else:
         _eval_expansion(node, acc, variables, sub, bound, quoted=False)
+
+
+def _eval_unquoted(node: Any, acc: _Acc) -> None:
+    """A ``word`` or ``number``: quote removal, noting globs and braces."""
+    text = node.text.decode("utf-8", "replace")
+    if "`" in text and _has_backquote(text):
+        acc.add_unknown(None)  # a command substitution tree-sitter did not see
+        return
+    value, glob, brace = unquote_unquoted(text)
+    acc.glob |= glob
+    acc.brace |= brace
+    acc.add(value)
+
+
+def _eval_dquoted(
+    node: Any,
+    acc: _Acc,
+    variables: Mapping[str, str],
+    src: bytes,
+    sub: Substitution | None,
+    bound: Bound,
+) -> None:
+    """A double-quoted string: its text between the expansions, and the expansions."""
+    pos = node.start_byte + 1
+    end = node.end_byte - 1
+    for child in node.children:
+        if child.type == '"' or child.type == "$":
+            pos = max(pos, child.end_byte)
+            continue
+        if child.start_byte > pos:
+            acc.add(_unescape_dquoted(src[pos : child.start_byte].decode("utf-8", "replace")))
+        if child.type == "string_content":
+            acc.add(_unescape_dquoted(child.text.decode("utf-8", "replace")))
+        else:
+            _eval_expansion(child, acc, variables, sub, bound, quoted=True)
+        pos = child.end_byte
+    if end > pos:
+        acc.add(_unescape_dquoted(src[pos:end].decode("utf-8", "replace")))
+
+
+def _eval_concatenation(
+    node: Any,
+    acc: _Acc,
+    variables: Mapping[str, str],
+    src: bytes,
+    sub: Substitution | None,
+    bound: Bound,
+) -> None:
+    """Parts written next to each other; a brace expansion may span them."""
+    plain: list[str] = []
+    for child in node.children:
+        _eval_into(child, acc, variables, src, sub, bound)
+        # tree-sitter splits `{a,b}` into the words `{`, `a,b`, `}`: look across them
+        text = child.text.decode("utf-8", "replace") if child.type == "word" else "\0"
+        plain.append(_ESCAPED.sub("\0", text) if "\\" in text else text)
+    if "{" in plain and _BRACE_RE.search("".join(plain)):
+        acc.brace = True
 
 
 def _eval_expansion(

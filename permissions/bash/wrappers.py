@@ -12,7 +12,7 @@ Two views, on purpose different:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -238,58 +238,81 @@ def _find_exec(args: Sequence[str]) -> list[list[str]]:
     return out
 
 
-# Every name ``deny_unwrap`` looks inside (any other program runs no command it names).
-_RUNS_OTHERS = (
-    SHELLS
-    | frozenset({"eval", "trap", "su", "runuser", "script", "find", "git", "ssh", "parallel"})
-    | frozenset(_WRAPPER_OPTS)
-)
+_Unwrapped = tuple[list[list[str]], list[str]]
 
 
-def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+def deny_unwrap(argv: Sequence[str]) -> _Unwrapped:
     """Commands run by ``argv`` one level down: (inner argvs, inner scripts to parse)."""
     if not argv:
         return [], []
     name = basename(argv[0])
     if name not in _RUNS_OTHERS:
         return [], []  # the common case: a program that runs no other command
-    args = list(argv[1:])
-    if name in SHELLS:
-        if name == "busybox" and args and not args[0].startswith("-"):
-            return [args], []
-        script = _shell_script(args)
-        return ([], [script]) if script is not None else ([], [])
-    if name == "eval":
-        return [], [" ".join(args)] if args else []
-    if name == "trap":
-        rest = args[1:] if args and args[0] == "--" else args
-        if rest and not rest[0].startswith("-"):
-            return [], [rest[0]]
+    return _UNWRAPPERS.get(name, _unwrap_wrapper)(name, list(argv[1:]))
+
+
+def _unwrap_shell(name: str, args: list[str]) -> _Unwrapped:
+    """``sh -c SCRIPT``; ``busybox PROG ARGS`` runs PROG."""
+    if name == "busybox" and args and not args[0].startswith("-"):
+        return [args], []
+    script = _shell_script(args)
+    return ([], [script]) if script is not None else ([], [])
+
+
+def _unwrap_eval(name: str, args: list[str]) -> _Unwrapped:
+    return [], [" ".join(args)] if args else []
+
+
+def _unwrap_trap(name: str, args: list[str]) -> _Unwrapped:
+    """``trap 'CMD' SIGNAL``: CMD runs later."""
+    rest = args[1:] if args and args[0] == "--" else args
+    if rest and not rest[0].startswith("-"):
+        return [], [rest[0]]
+    return [], []
+
+
+def _unwrap_su(name: str, args: list[str]) -> _Unwrapped:
+    """``su -c CMD``, ``runuser --command=CMD``, ``script -c CMD``."""
+    out: list[str] = []
+    for k, a in enumerate(args):
+        if a.startswith("--command="):
+            out.append(a.split("=", 1)[1])
+        elif k + 1 < len(args) and (
+            a == "--command" or (a.startswith("-") and not a.startswith("--") and "c" in a)
+        ):
+            out.append(args[k + 1])
+    return [], out
+
+
+def _unwrap_find(name: str, args: list[str]) -> _Unwrapped:
+    return _find_exec(args), []
+
+
+def _unwrap_git(name: str, args: list[str]) -> _Unwrapped:
+    """`git -C . -c x=y push` is still `git push` to a deny rule."""
+    if not (args and args[0].startswith("-")):
         return [], []
-    if name in ("su", "runuser", "script"):
-        out: list[str] = []
-        for k, a in enumerate(args):
-            if a.startswith("--command="):
-                out.append(a.split("=", 1)[1])
-            elif k + 1 < len(args) and (
-                a == "--command" or (a.startswith("-") and not a.startswith("--") and "c" in a)
-            ):
-                out.append(args[k + 1])
-        return [], out
-    if name == "find":
-        return _find_exec(args), []
-    if name == "git" and args and args[0].startswith("-"):
-        # `git -C . -c x=y push` is still `git push` to a deny rule
-        i, _, _ = _skip(args, _GIT_GLOBALS)
-        return ([["git", *args[i:]]] if args[i:] else []), []
-    if name == "ssh":
-        i, _, _ = _skip(args, _Opts(frozenset("bcDEeFIiJLlmOopQRSWw")))
-        remote = args[i + 1 :]
-        return ([], [" ".join(remote)]) if remote else ([], [])
-    if name == "parallel":
-        cmd = args[: args.index(":::")] if ":::" in args else args
-        i, _, _ = _skip(cmd, _Opts(frozenset("jSX")))
-        return ([], [" ".join(cmd[i:])]) if cmd[i:] else ([], [])
+    i, _, _ = _skip(args, _GIT_GLOBALS)
+    return ([["git", *args[i:]]] if args[i:] else []), []
+
+
+def _unwrap_ssh(name: str, args: list[str]) -> _Unwrapped:
+    """``ssh HOST CMD...``: the remote command, as a script."""
+    i, _, _ = _skip(args, _Opts(frozenset("bcDEeFIiJLlmOopQRSWw")))
+    remote = args[i + 1 :]
+    return ([], [" ".join(remote)]) if remote else ([], [])
+
+
+def _unwrap_parallel(name: str, args: list[str]) -> _Unwrapped:
+    """``parallel CMD ::: ARGS``: the command, as a script."""
+    cmd = args[: args.index(":::")] if ":::" in args else args
+    i, _, _ = _skip(cmd, _Opts(frozenset("jSX")))
+    return ([], [" ".join(cmd[i:])]) if cmd[i:] else ([], [])
+
+
+def _unwrap_wrapper(name: str, args: list[str]) -> _Unwrapped:
+    """A wrapper of ``_WRAPPER_OPTS``: the command after its options (and operands), and the
+    scripts its options take (``env -S``, ``flock -c``)."""
     opts = _WRAPPER_OPTS.get(name)
     if opts is None:
         return [], []
@@ -311,3 +334,21 @@ def deny_unwrap(argv: Sequence[str]) -> tuple[list[list[str]], list[str]]:
     if name == "flock" and scripts:
         return [], scripts
     return ([rest] if rest else []), scripts
+
+
+# How each program that runs a command it names is seen through (any other wrapper of
+# ``_WRAPPER_OPTS``: ``_unwrap_wrapper``).
+_UNWRAPPERS: dict[str, Callable[[str, list[str]], _Unwrapped]] = {
+    **dict.fromkeys(SHELLS, _unwrap_shell),
+    "eval": _unwrap_eval,
+    "trap": _unwrap_trap,
+    "su": _unwrap_su,
+    "runuser": _unwrap_su,
+    "script": _unwrap_su,
+    "find": _unwrap_find,
+    "git": _unwrap_git,
+    "ssh": _unwrap_ssh,
+    "parallel": _unwrap_parallel,
+}
+# Every name ``deny_unwrap`` looks inside (any other program runs no command it names).
+_RUNS_OTHERS = frozenset(_UNWRAPPERS) | frozenset(_WRAPPER_OPTS)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from config import LoadedSettings, load_settings
+from config import ConfigRoots, LoadedSettings, load_settings
 
 
 @dataclass
@@ -40,14 +40,10 @@ class Tree:
     def load(
         self, cwd: Path | None = None, environ: Mapping[str, str] | None = None, **kw: Any
     ) -> LoadedSettings:
-        return load_settings(
-            cwd or self.project,
-            home=self.home,
-            policy_dir=self.policy,
-            claude_policy_dir=self.claude_policy,
-            environ={} if environ is None else environ,
-            **kw,
+        roots = ConfigRoots(
+            self.home, self.policy, self.claude_policy, environ={} if environ is None else environ
         )
+        return load_settings(cwd or self.project, roots=roots, **kw)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from config import SettingsError, find_project_root, load_settings
+from config import ConfigRoots, SettingsError, find_project_root, load_settings
 from tests.config.conftest import Tree
 
 
@@ -226,9 +226,8 @@ def test_env_vars_replace_the_roots(tree: Tree, tmp_path: Path) -> None:
         "CLAUDE_CONFIG_DIR": str(claude_dir),
         "NERVE_POLICY_DIR": str(pol),
     }
-    s = load_settings(
-        tree.project, home=tree.home, claude_policy_dir=tree.claude_policy, environ=environ
-    )
+    roots = ConfigRoots(tree.home, claude_policy_dir=tree.claude_policy, environ=environ)
+    s = load_settings(tree.project, roots=roots)
     assert {e.rule: e.base_dir for e in s.rule_entries()} == {
         "P": pol,
         "N": nerve_dir,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from config import load_settings
+from config import ConfigRoots, load_settings
 from config.trust import Withheld, local_file_is_users, split_untrusted
 from tests.config.conftest import Tree
 
@@ -177,10 +177,7 @@ def test_local_file_outside_a_work_tree_is_gated(tmp_path: Path) -> None:
     home.mkdir()
     s = load_settings(
         project,
-        home=home,
-        policy_dir=tmp_path / "p",
-        claude_policy_dir=tmp_path / "c",
-        environ={},
+        roots=ConfigRoots(home, tmp_path / "p", tmp_path / "c", environ={}),
         project_root=project,
         project_trusted=False,
     )

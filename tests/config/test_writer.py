@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from config import (
+    ConfigRoots,
     SettingsWriteError,
     add_permission_rule,
     load_settings,
@@ -31,11 +32,7 @@ def test_creates_file_and_parent_dir(tmp_path: Path) -> None:
     assert json.loads(path.read_text()) == {"permissions": {"allow": ["Bash(npm test *)"]}}
     # what was written is what the loader reads, as a local rule
     s = load_settings(
-        sub,
-        home=tmp_path / "h",
-        policy_dir=tmp_path / "p",
-        claude_policy_dir=tmp_path / "c",
-        environ={},
+        sub, roots=ConfigRoots(tmp_path / "h", tmp_path / "p", tmp_path / "c", environ={})
     )
     assert [(e.rule, e.source) for e in s.rule_entries()] == [("Bash(npm test *)", "localSettings")]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from config import load_settings
+from config import ConfigRoots, load_settings
 from permissions.engine import decide
 from permissions.from_settings import check_rule, permission_context_from_settings
 from permissions.rules import make_rule, parse_rule
@@ -35,13 +35,8 @@ def _load(tmp_path: Path, user: Any = None, project: Any = None, local: Any = No
         _write(proj / ".nerve" / "settings.json", project)
     if local is not None:
         _write(proj / ".nerve" / "settings.local.json", local)
-    settings = load_settings(
-        proj,
-        home=home,
-        policy_dir=tmp_path / "no-policy",
-        claude_policy_dir=tmp_path / "no-policy2",
-        environ={},
-    )
+    roots = ConfigRoots(home, tmp_path / "no-policy", tmp_path / "no-policy2", environ={})
+    settings = load_settings(proj, roots=roots)
     ctx, warnings = permission_context_from_settings(settings, cwd=proj, home=home, **kw)
     return ctx, warnings, proj, home
 
@@ -157,7 +152,7 @@ def test_extra_rules_and_session_rules(tmp_path: Path) -> None:
     (proj / ".git").mkdir(parents=True)
     home.mkdir()
     settings = load_settings(
-        proj, home=home, policy_dir=tmp_path / "np", claude_policy_dir=tmp_path / "np2", environ={}
+        proj, roots=ConfigRoots(home, tmp_path / "np", tmp_path / "np2", environ={})
     )
     settings.add_session_rule("allow", "Edit(docs/**)")
     extra = [make_rule("Edit(docs/secret.md)", "deny", RuleSource.CLI, proj)]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from config import load_settings
+from config import ConfigRoots, load_settings
 from tools.mcp import expand_vars, load_mcp_config, load_session_mcp_config, normalize_name
 
 
@@ -205,7 +205,7 @@ def test_session_config_reads_real_settings_and_env_dirs(tmp_path: Path) -> None
     write(project / ".mcp.json", servers(proj={"command": "c"}, off={"command": "d"}))
     write(project / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})  # ignored
     write(project / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["proj"]})
-    settings = load_settings(project, home=home, environ=environ)
+    settings = load_settings(project, roots=ConfigRoots(home, environ=environ))
     cfg = load_session_mcp_config(project, settings, environ)
     assert sorted(s.name for s in cfg.servers) == ["ours", "proj", "theirs"]
     assert cfg.unapproved == ("off",)
