@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agent_cli import __version__
-from agent_cli.boot import code_cache, gc_pause, module_index, no_palette, pydantic_plugins
+from agent_cli.boot import gc_pause
 
 __all__ = ["main"]
 
@@ -129,11 +129,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         args = sys.argv[1:]
         gc_pause.pause()  # until the session is built (see agent_cli.boot.gc_pause)
-        pydantic_plugins.skip_plugin_discovery()  # ~15 ms of importlib.metadata (see there)
-        if not args or args[0] not in (*_QUICK, *SUBCOMMANDS):  # a session will start
-            code_cache.install()  # what start-up compiles, kept across runs (see there)
-            module_index.install()  # where its modules are, kept across runs (see there)
-            no_palette.skip_command_palette()  # Textual's palette is off in Nerve (see there)
         try:
             rc = _main(args)
         except BrokenPipeError:
@@ -144,16 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 141
         finally:
             gc_pause.resume()
-            module_index.remember()  # for the next run, in the code cache's file
-            code_cache.save()  # only when this run compiled something new
         headless = any(a in ("-p", "--print") or a.startswith("--input-format") for a in args)
         if headless or args[:1] == ["demo"]:
             _exit_now(rc)
         return rc
     return _main(list(argv))
-
-
-_QUICK = ("--version", "-v", "-h", "--help", "help")
 
 
 def _main(args: list[str]) -> int:

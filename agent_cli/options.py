@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     import argparse
@@ -55,7 +57,7 @@ def split_rule_list(values: Sequence[str] | None) -> list[str]:
     return rules
 
 
-@dataclass
+@datarecord
 class RunOptions:
     prompt: str | None = None
     print_mode: bool = False

@@ -46,7 +46,6 @@ from agent_cli.transcripts.transcript import TranscriptWriter  # noqa: E402
 from permissions.types import PermissionContext, PermissionMode  # noqa: E402
 from tools.builtin.edit import edit_tool  # noqa: E402
 from tools.context import ReadRecord, ToolOptions, ToolUseContext, content_hash  # noqa: E402
-from tools.pipeline.file_watch import FILE_WATCH_KEY  # noqa: E402
 from tools.pipeline.steps import ToolCall, run_tool_call  # noqa: E402
 
 EDITS = 300
@@ -75,7 +74,7 @@ async def _pipeline_edits(project: Path, store: CheckpointStore | None) -> float
     path.write_text(_SOURCE)
     ctx = _edit_ctx(project)
     if store is not None:
-        ctx.state.shared[FILE_WATCH_KEY] = store
+        ctx.state.conversation.file_watch = store
     _mark_read(ctx, path)
     times = []
     for i in range(EDITS // 3):
@@ -180,13 +179,13 @@ def _conversation(tokens: int) -> list[dict[str, Any]]:
 
 
 class _InstantModel:
-    async def stream_turn(self, system: str, messages: Any, tools: Any, **kw: Any) -> AssistantTurn:
-        assert SUMMARY_MARKER in json.dumps(messages[-1])
+    async def stream_turn(self, request: Any, *args: Any, **kw: Any) -> AssistantTurn:
+        assert SUMMARY_MARKER in json.dumps(request.messages[-1])
         return AssistantTurn([{"type": "text", "text": SUMMARY}], "end_turn", Usage(10, 10))
 
 
 async def _compact_once(tmp: Path, model: Any, messages: list[dict[str, Any]]) -> tuple[float, int]:
-    from agent_cli.loop.agent_loop import AgentLoop
+    from agent_cli.loop.agent_loop import AgentLoop, SessionLinks
 
     project = tmp / "proj"
     project.mkdir(exist_ok=True)
@@ -201,8 +200,7 @@ async def _compact_once(tmp: Path, model: Any, messages: list[dict[str, Any]]) -
         model_name="claude-sonnet-4-5",
         ctx=ctx,
         system_prompt="You are Nerve. " * 400,
-        transcript=writer,
-        messages=[dict(m) for m in messages],
+        links=SessionLinks(transcript=writer, messages=[dict(m) for m in messages]),
     )
     pre = loop.compaction.tokens(loop)
     t = time.perf_counter()

@@ -11,6 +11,11 @@ Cases
   c. ``nerve --version``.
   Reference rows (not Nerve): the interpreter alone (``python -c pass``) and the interpreter
   importing the Anthropic SDK (``python -c "import anthropic"``), to attribute start-up time.
+  With ``--claude [BINARY]``: Claude Code itself (default: the CLI the Agent SDK bundles) on
+  case (b)'s scenario, the same flags (``--verbose``, which its stream-json needs), nonessential
+  traffic off, the server's request checks relaxed (they are written for Nerve's requests);
+  each round runs Nerve's and Claude Code's (b) back to back, and the table ends with (b)'s wall
+  time as a fraction of Claude Code's, against the budget (<= 0.6).
 
 Measures
   wall      spawn -> exit of the child, with ``os.wait4``.
@@ -48,7 +53,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +71,7 @@ OVERHEAD_TARGET_MS = 400.0
 FORBIDDEN = ("anthropic", "textual", "rich.markdown")  # never on the first-party print path
 ROUNDS = 5
 CASES = ("text", "tools", "version", "python", "sdk")
+CLAUDE_BUDGET = 0.6  # (b)'s wall time at most this fraction of Claude Code's on the same run
 REFERENCE = {"python": ["-c", "pass"], "sdk": ["-c", "import anthropic"]}
 
 
@@ -110,9 +117,6 @@ def _env(root: Path, base_url: str | None) -> dict[str, str]:
     env.update(
         HOME=str(home),
         NERVE_DATA_DIR=str(root / "data"),
-        # what start-up compiles (agent_cli/boot/code_cache.py) persists between a user's runs, as
-        # the .pyc files do: shared by all runs, written by the warm-up round
-        NERVE_CODE_CACHE=str(root.parent / "code-cache.marshal"),
         NERVE_CONFIG_DIR=str(home / ".nerve"),
         CLAUDE_CONFIG_DIR=str(home / ".claude"),
         NERVE_POLICY_DIR=str(root / "policy"),
@@ -237,40 +241,100 @@ def bench_case(name: str, root: Path, rounds: int) -> list[Sample]:
     project = _project(root)
     samples: list[Sample] = []
     for i in range(rounds + 1):  # round 0 warms the OS caches and .pyc files; not counted
-        run_root = root / f"{name}-{i}"
-        if name in REFERENCE or name == "version":
-            argv = [NERVE, "--version"] if name == "version" else [sys.executable, *REFERENCE[name]]
-            run = _spawn(argv, project, _env(run_root, None), None)
-            sample = _sample(run)
-        else:
-            scenario = scenario_text() if name == "text" else scenario_tools(project)
-            server = TimedServer(scenario)
-            server.start()
-            try:
-                if name == "text":
-                    argv = [NERVE, "-p", "hi"]
-                else:
-                    argv = [NERVE, "-p", "use the tools", "--output-format", "stream-json"]
-                    argv += ["--allowedTools", "Bash(true)"]
-                run = _spawn(argv, project, _env(run_root, server.base_url), server)
-            finally:
-                server.stop()
-            if server.failures or server.unconsumed_turns():
-                raise SystemExit(f"{name}: scripted server problems: {server.report()['failures']}")
-            tools = (0.0, 0.0)
-            if name == "tools":
-                longest, total, calls, denied = _tool_time_ms(run.stdout)
-                if calls != 20 or denied:
-                    raise SystemExit(
-                        f"tools: expected 20 allowed calls, got {calls} ({denied} denied)"
-                    )
-                tools = (longest, total)
-            sample = _sample(run, tools)
-        if run.rc != 0:
-            raise SystemExit(f"{name}: exit {run.rc}\n{run.stderr[-2000:]}")
+        sample = _one_run(name, project, root / f"{name}-{i}")
         if i:
             samples.append(sample)
     return samples
+
+
+def bench_tools_and_claude(root: Path, rounds: int, claude: str) -> dict[str, list[Sample]]:
+    """Case (b) and Claude Code on the same scenario, back to back in each round (the order
+    flips every round), so a burst of load elsewhere lands on both."""
+    project = _project(root)
+    samples: dict[str, list[Sample]] = {"tools": [], "claude": []}
+    for i in range(rounds + 1):  # round 0 warms both; not counted
+        order = ["tools", "claude"] if i % 2 == 0 else ["claude", "tools"]
+        for name in order:
+            sample = _one_run(name, project, root / f"{name}-{i}", claude)
+            if i:
+                samples[name].append(sample)
+    return samples
+
+
+def _one_run(name: str, project: Path, run_root: Path, claude: str | None = None) -> Sample:
+    if name in REFERENCE or name == "version":
+        argv = [NERVE, "--version"] if name == "version" else [sys.executable, *REFERENCE[name]]
+        run = _spawn(argv, project, _env(run_root, None), None)
+        sample = _sample(run)
+    else:
+        scenario = scenario_text() if name == "text" else scenario_tools(project)
+        server = TimedServer(scenario)
+        server.start()
+        try:
+            env = _env(run_root, server.base_url)
+            if name == "text":
+                argv = [NERVE, "-p", "hi"]
+            else:
+                argv = [NERVE, "-p", "use the tools", "--output-format", "stream-json"]
+                argv += ["--allowedTools", "Bash(true)"]
+            if name == "claude" and claude is not None:
+                argv = [claude, *argv[1:5], "--verbose", *argv[5:]]
+                env.update(CLAUDE_ENV)
+                with _relaxed_checks():
+                    run = _spawn(argv, project, env, server)
+            else:
+                run = _spawn(argv, project, env, server)
+        finally:
+            server.stop()
+        if server.failures or server.unconsumed_turns():
+            raise SystemExit(f"{name}: scripted server problems: {server.report()['failures']}")
+        tools = (0.0, 0.0)
+        if name in ("tools", "claude"):
+            longest, total, calls, denied = _tool_time_ms(run.stdout)
+            if calls != 20 or denied:
+                raise SystemExit(
+                    f"{name}: expected 20 allowed calls, got {calls} ({denied} denied)"
+                )
+            tools = (longest, total)
+        sample = _sample(run, tools)
+    if run.rc != 0:
+        raise SystemExit(f"{name}: exit {run.rc}\n{run.stderr[-2000:]}")
+    return sample
+
+
+# Claude Code on the scripted server: no update checks, telemetry or other side requests.
+CLAUDE_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+
+
+@contextmanager
+def _relaxed_checks() -> Iterator[None]:
+    """The scripted server without its request checks, which are written for Nerve's requests
+    (Claude Code sends a ``system`` role message inside ``messages``; see
+    ``bench/capture_claude_frames.py``)."""
+    import agent_cli.testing.scripted_server as scripted
+
+    saved = scripted.check_request, scripted.check_thinking
+    scripted.check_request = lambda body: []  # type: ignore[assignment]
+    scripted.check_thinking = lambda body, thoughts: []  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        scripted.check_request, scripted.check_thinking = saved
+
+
+def bundled_claude() -> str | None:
+    """The Claude Code CLI the Agent SDK bundles, if installed."""
+    try:
+        import claude_agent_sdk
+    except ImportError:
+        return None
+    binary = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    return str(binary) if binary.exists() else None
 
 
 def _median(values: Sequence[float]) -> float:
@@ -290,14 +354,15 @@ def _table(results: dict[str, list[Sample]]) -> None:
         "version": "c. --version",
         "python": "ref: python -c pass",
         "sdk": "ref: import anthropic",
+        "claude": "ref: Claude Code, (b)",
     }
     for name, samples in results.items():
         m = {k: _median([getattr(s, k) for s in samples]) for k in vars(samples[0])}
         overhead = _median([s.overhead for s in samples])
         dash = "-"
-        timed = name in ("text", "tools")
+        timed = name in ("text", "tools", "claude")
         model = f"{m['model']:.0f}" if timed else dash
-        tools = f"{m['tools']:.0f}" if name == "tools" else dash
+        tools = f"{m['tools']:.0f}" if name in ("tools", "claude") else dash
         ovh = f"{overhead:.0f}" if timed else dash
         startup = f"{m['startup']:.0f}" if timed else dash
         gaps = f"{m['gaps']:.0f}" if timed else dash
@@ -326,6 +391,16 @@ def _table(results: dict[str, list[Sample]]) -> None:
         v = _median([x.wall for x in results["version"]])
         verdict = "meets" if v < VERSION_TARGET_MS else "MISSES"
         print(f"(c) --version {v:.0f} ms {verdict} the target < {VERSION_TARGET_MS:.0f} ms")
+    if "claude" in results and "tools" in results:
+        ours = _median([x.wall for x in results["tools"]])
+        theirs = _median([x.wall for x in results["claude"]])
+        ratio = ours / theirs
+        verdict = "meets" if ratio <= CLAUDE_BUDGET else "MISSES"
+        print(
+            f"(b) vs Claude Code: {ours:.0f} / {theirs:.0f} ms = {ratio:.2f}x, {verdict} the"
+            f" budget <= {CLAUDE_BUDGET}x (CPU {_median([x.cpu for x in results['tools']]):.0f}"
+            f" / {_median([x.cpu for x in results['claude']]):.0f} ms)"
+        )
 
 
 PROFILED = "from agent_cli.cli import main; main()"
@@ -421,13 +496,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--modules", action="store_true", help="list every module imported")
+    parser.add_argument(
+        "--claude",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="BINARY",
+        help="also run Claude Code on case (b) (default binary: the Agent SDK's)",
+    )
     args = parser.parse_args(argv)
+    claude = (args.claude or bundled_claude()) if args.claude is not None else None
+    if args.claude is not None and claude is None:
+        parser.error("no Claude Code binary: name one, or install claude-agent-sdk")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"nerve end to end, median of {args.rounds} (after one warm-up run each)")
     print(f"{os.cpu_count()} CPUs, load average {load} (a busy machine inflates every row)\n")
     with tempfile.TemporaryDirectory(prefix="nerve-bench-") as tmp:
         root = Path(tmp)
-        results = {name: bench_case(name, root / name, args.rounds) for name in CASES}
+        results: dict[str, list[Sample]] = {}
+        for name in CASES:
+            if name == "tools" and claude is not None:
+                results.update(bench_tools_and_claude(root / name, args.rounds, claude))
+            else:
+                results[name] = bench_case(name, root / name, args.rounds)
         _table(results)
         if not args.no_profile:
             import_profile(root / "profile", list_all=args.modules)

@@ -99,7 +99,7 @@ def _app(tmp: Path, scenario: dict[str, object], server: str) -> Iterator[Term]:
         command = None
         if server == "process":
             url = stack.enter_context(_served(tmp, scenario))
-            env = {"ANTHROPIC_BASE_URL": url, "NERVE_CODE_CACHE": str(tmp / "code-cache.marshal")}
+            env = {"ANTHROPIC_BASE_URL": url}
             command = str(NERVE)
         term = Term(tmp, scenario, size=(120, 40), env=env, command=command)
         stack.callback(term.close)

@@ -76,8 +76,8 @@ async def _time_ms(fn: Callable[[], Awaitable[object]]) -> float:
 async def _measure(proj: Path) -> None:
     from permissions.types import PermissionContext
     from tools.builtin.bash import BASH_TOOL, BashInput
-    from tools.context import ToolOptions, ToolUseContext
-    from tools.sandbox import SANDBOX_KEY, SandboxConfig, SandboxSession
+    from tools.context import ToolOptions, ToolServices, ToolUseContext
+    from tools.sandbox import SandboxConfig, SandboxSession
     from tools.sandbox.proxy import DomainGate
 
     sandbox = SandboxSession(SandboxConfig(enabled=True))
@@ -85,13 +85,13 @@ async def _measure(proj: Path) -> None:
         print(f"the sandbox cannot start here: {sandbox.availability.reason}")
         return
 
-    def ctx(extra: dict[str, object]) -> ToolUseContext:
+    def ctx(services: ToolServices) -> ToolUseContext:
         return ToolUseContext(
             permissions=PermissionContext(cwd=proj),
-            options=ToolOptions(session_dir=proj.parent / "session", extra=extra),
+            options=ToolOptions(session_dir=proj.parent / "session", services=services),
         )
 
-    plain, boxed = ctx({}), ctx({SANDBOX_KEY: sandbox})
+    plain, boxed = ctx(ToolServices()), ctx(ToolServices(sandbox=sandbox))
     inp = BashInput(command="true")
 
     async def call(c: ToolUseContext) -> None:

@@ -188,10 +188,7 @@ def first_frame(kind: str, runs: int = 5) -> list[tuple[float, float, float, flo
             argv = [str(NERVE)]
         else:
             argv = [sys.executable, "-c", CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"))]
-        # what start-up compiles (agent_cli/boot/code_cache.py) persists between a user's runs, as
-        # the .pyc files do: one warm-up run writes it, then the measured runs share it
-        env["NERVE_CODE_CACHE"] = f"{tmp}/code-cache.marshal"
-        for i in range(-1, runs):
+        for i in range(-1, runs):  # one warm-up run (the .pyc files, the OS caches)
             record_path = Path(tmp) / f"frame-{i}.json"
             env["NERVE_BENCH_FIRST_FRAME"] = str(record_path)
             t0 = run_in_pty(argv, env, str(project))

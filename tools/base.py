@@ -1,4 +1,5 @@
-"""The tool contract and ``build_tool``: a definition laid over fail-closed defaults.
+"""The tool contract and ``build_tool``: a definition (``ToolSpec``) laid over fail-closed
+defaults.
 
 A tool defined with only a name, an input model and ``call`` is: enabled, NOT read-only,
 NOT concurrency-safe, NOT destructive, not deferred, with a finite result limit, and its own
@@ -15,21 +16,24 @@ import copy
 import inspect
 import math
 import weakref
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
 from permissions.types import ToolKind, Verdict
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.messages import ResultBlock
+from tools.records import datarecord
+from tools.result import ToolResult, ValidationError
 
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
     "ProgressFn",
     "Tool",
+    "ToolSpec",
     "build_tool",
     "default_to_content",
     "empty_list",
@@ -60,7 +64,7 @@ def _as_trait(value: Trait) -> Callable[[Any], bool]:
     return value if callable(value) else _const(bool(value))
 
 
-def default_to_content(data: Any) -> str | list[ContentBlock]:
+def default_to_content(data: Any) -> str | list[ResultBlock]:
     """Serialise a tool's data into tool_result content: strings pass, models become JSON."""
     if isinstance(data, str):
         return data
@@ -93,7 +97,7 @@ def _always_enabled() -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class Tool(Generic[InT]):
     """A built tool. Create with :func:`build_tool`, never directly."""
 
@@ -120,7 +124,7 @@ class Tool(Generic[InT]):
     permission_paths: Callable[[InT, ToolUseContext], tuple[Path, ...]] = _no_paths
     backfill_input: Callable[[InT, ToolUseContext], InT] = _identity_backfill
     # presentation
-    to_content: Callable[[Any], str | list[ContentBlock]] = default_to_content
+    to_content: Callable[[Any], str | list[ResultBlock]] = default_to_content
     render_call: Callable[[InT], str] | None = None
     render_progress: Callable[[Any], str] | None = None
     render_result: Callable[[Any], str] | None = None
@@ -182,67 +186,111 @@ def _as_async(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     return wrapper
 
 
-def build_tool(
-    *,
-    name: str,
-    input_model: type[InT],
-    call: Callable[[InT, ToolUseContext, ProgressFn], Awaitable[ToolResult]],
-    description: str = "",
-    aliases: tuple[str, ...] | list[str] = (),
-    search_hint: str = "",
-    is_read_only: Trait = False,
-    is_concurrency_safe: Trait = False,
-    is_destructive: Trait = False,
-    is_enabled: Callable[[], bool] | bool = True,
-    should_defer: bool = False,
-    is_mcp: bool = False,
-    max_result_size_chars: float | None = DEFAULT_MAX_RESULT_CHARS,
-    validate_input: Callable[[InT, ToolUseContext], Any] | None = None,
-    check_permissions: Callable[[InT, ToolUseContext], Any] | None = None,
-    permission_kind: ToolKind = ToolKind.GENERIC,
-    permission_paths: Callable[[InT, ToolUseContext], tuple[Path, ...]] | None = None,
-    backfill_input: Callable[[InT, ToolUseContext], InT] | None = None,
-    to_content: Callable[[Any], str | list[ContentBlock]] | None = None,
-    render_call: Callable[[InT], str] | None = None,
-    render_progress: Callable[[Any], str] | None = None,
-    render_result: Callable[[Any], str] | None = None,
-    input_schema_override: dict[str, Any] | None = None,
-    prepare_prompt: Callable[[InT, ToolUseContext], Any] | None = None,
-) -> Tool[InT]:
-    """Lay a tool definition over the fail-closed defaults (see module docstring).
+class _ToolRequired(TypedDict, Generic[InT]):
+    name: str
+    input_model: type[InT]
+    call: Callable[[InT, ToolUseContext, ProgressFn], Awaitable[ToolResult]]
 
-    ``max_result_size_chars=None`` means unlimited (only Read, which limits itself).
-    ``validate_input`` and ``check_permissions`` may be sync or async.
-    """
+
+class ToolSpec(_ToolRequired[InT], total=False):
+    """What ``build_tool`` takes: ``name``, ``input_model`` and ``call``, then any of these
+    (each left out takes the fail-closed default of the module docstring)."""
+
+    description: str
+    aliases: tuple[str, ...] | list[str]
+    search_hint: str
+    is_read_only: Trait
+    is_concurrency_safe: Trait
+    is_destructive: Trait
+    is_enabled: Callable[[], bool] | bool
+    should_defer: bool
+    is_mcp: bool
+    max_result_size_chars: float | None  # None: unlimited (only Read, which limits itself)
+    validate_input: Callable[[InT, ToolUseContext], Any] | None  # sync or async
+    check_permissions: Callable[[InT, ToolUseContext], Any] | None  # sync or async
+    permission_kind: ToolKind
+    permission_paths: Callable[[InT, ToolUseContext], tuple[Path, ...]] | None
+    backfill_input: Callable[[InT, ToolUseContext], InT] | None
+    to_content: Callable[[Any], str | list[ResultBlock]] | None
+    render_call: Callable[[InT], str] | None
+    render_progress: Callable[[Any], str] | None
+    render_result: Callable[[Any], str] | None
+    input_schema_override: dict[str, Any] | None
+    prepare_prompt: Callable[[InT, ToolUseContext], Any] | None
+
+
+_SPEC_KEYS = ToolSpec.__required_keys__ | ToolSpec.__optional_keys__
+
+
+def _check_spec(spec: Mapping[str, Any]) -> None:
+    """What mypy checks at each call site, checked again for callers it does not see: a
+    misspelt key must not quietly leave a default (a permission check) in its place."""
+    unknown = sorted(spec.keys() - _SPEC_KEYS)
+    if unknown:
+        raise TypeError(f"build_tool() got unexpected keyword arguments: {', '.join(unknown)}")
+    missing = sorted(ToolSpec.__required_keys__ - spec.keys())
+    if missing:
+        raise TypeError(f"build_tool() missing keyword arguments: {', '.join(missing)}")
+    name = spec["name"]
     if not name or not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"invalid tool name {name!r}")
+
+
+def _result_limit(max_result_size_chars: float | None) -> float:
     limit = math.inf if max_result_size_chars is None else float(max_result_size_chars)
     if limit <= 0:
         raise ValueError("max_result_size_chars must be positive")
-    enabled = is_enabled if callable(is_enabled) else (lambda v=bool(is_enabled): v)
+    return limit
+
+
+def _as_enabled(is_enabled: Callable[[], bool] | bool) -> Callable[[], bool]:
+    if callable(is_enabled):
+        return is_enabled
+    value = bool(is_enabled)
+
+    def enabled() -> bool:
+        return value
+
+    return enabled
+
+
+def _async_or(
+    fn: Callable[..., Any] | None, default: Callable[..., Awaitable[Any]]
+) -> Callable[..., Awaitable[Any]]:
+    return _as_async(fn) if fn else default
+
+
+def build_tool(**spec: Unpack[ToolSpec[InT]]) -> Tool[InT]:
+    """Lay a tool definition (a :class:`ToolSpec`) over the fail-closed defaults (see the
+    module docstring). Keyword arguments, so each call reads as a definition; typed by a
+    ``TypedDict`` so mypy checks every key and value at every call site."""
+    _check_spec(spec)
+    prepare_prompt = spec.get("prepare_prompt")
     return Tool(
-        name=name,
-        input_model=input_model,
-        call=call,
-        description=description,
-        aliases=tuple(aliases),
-        search_hint=search_hint,
-        is_read_only=_as_trait(is_read_only),
-        is_concurrency_safe=_as_trait(is_concurrency_safe),
-        is_destructive=_as_trait(is_destructive),
-        is_enabled=enabled,
-        should_defer=should_defer,
-        is_mcp=is_mcp,
-        max_result_size_chars=limit,
-        validate_input=_as_async(validate_input) if validate_input else _no_validation,
-        check_permissions=_as_async(check_permissions) if check_permissions else _no_objection,
-        permission_kind=permission_kind,
-        permission_paths=permission_paths or _no_paths,
-        backfill_input=backfill_input or _identity_backfill,
-        to_content=to_content or default_to_content,
-        render_call=render_call,
-        render_progress=render_progress,
-        render_result=render_result,
-        input_schema_override=input_schema_override,
+        name=spec["name"],
+        input_model=spec["input_model"],
+        call=spec["call"],
+        description=spec.get("description", ""),
+        aliases=tuple(spec.get("aliases", ())),
+        search_hint=spec.get("search_hint", ""),
+        is_read_only=_as_trait(spec.get("is_read_only", False)),
+        is_concurrency_safe=_as_trait(spec.get("is_concurrency_safe", False)),
+        is_destructive=_as_trait(spec.get("is_destructive", False)),
+        is_enabled=_as_enabled(spec.get("is_enabled", True)),
+        should_defer=spec.get("should_defer", False),
+        is_mcp=spec.get("is_mcp", False),
+        max_result_size_chars=_result_limit(
+            spec.get("max_result_size_chars", DEFAULT_MAX_RESULT_CHARS)
+        ),
+        validate_input=_async_or(spec.get("validate_input"), _no_validation),
+        check_permissions=_async_or(spec.get("check_permissions"), _no_objection),
+        permission_kind=spec.get("permission_kind", ToolKind.GENERIC),
+        permission_paths=spec.get("permission_paths") or _no_paths,
+        backfill_input=spec.get("backfill_input") or _identity_backfill,
+        to_content=spec.get("to_content") or default_to_content,
+        render_call=spec.get("render_call"),
+        render_progress=spec.get("render_progress"),
+        render_result=spec.get("render_result"),
+        input_schema_override=spec.get("input_schema_override"),
         prepare_prompt=_as_async(prepare_prompt) if prepare_prompt else None,
     )

@@ -1,14 +1,20 @@
 """ToolUseContext: what a tool call can see, grouped by concern.
 
-* ``options``   — configuration set once per request (tool pool, model, flags, session dir).
+* ``options``   — configuration set once per request (tool pool, model, flags, session dir), and
+                  ``options.services``: the session's services (:class:`ToolServices`).
 * ``state``     — runtime state shared along a conversation (abort signal, read-file state,
-                  messages).
+                  messages), and ``state.conversation``: what tools keep along it
+                  (:class:`ConversationState`).
 * ``callbacks`` — the UI port: progress, notifications, permission prompts. Headless defaults
                   deny every ask, so a context without a UI fails closed.
 * ``agent``     — who is running (agent id) and the frozen system prompt.
 
 The context is immutable at the top level: a tool changes what later tools see only through
 ``ToolResult.context_modifier`` (``dataclasses.replace`` on a copy).
+
+A service or a piece of state is a typed field, never a string key: each service is typed by the
+port its user in ``tools/`` declares (``agent_cli`` provides the implementations), imported here
+only for the type checker, so this start-up module loads none of them.
 """
 
 from __future__ import annotations
@@ -17,21 +23,36 @@ import asyncio
 import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from permissions.types import PermissionContext, PermissionMode, RuleValue, Verdict
 from tools.questions import QuestionPrompt, QuestionResponse, no_one_to_ask
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from tools.base import Tool
+    from tools.builtin._git_worktree import WorktreeSession
+    from tools.builtin._web_cache import PageCache
+    from tools.builtin._web_http import FetchLimits
+    from tools.builtin.agent import SubagentRunner
+    from tools.builtin.skill import SkillCatalog
+    from tools.file_context import FileContextProvider
+    from tools.hooks.types import HookRunnerProtocol
+    from tools.messages import Message
+    from tools.pipeline.file_watch import FileWatch
+    from tools.pipeline.types import SafetyClassifier
+    from tools.process.background import BackgroundTaskManager
+    from tools.sandbox.session import SandboxSession
+    from tools.side_model import SideModel
 
 __all__ = [
     "AbortSignal",
     "AgentContext",
     "Callbacks",
+    "ConversationState",
     "PermissionAnswer",
     "PermissionPrompt",
     "PermissionResponse",
@@ -39,6 +60,7 @@ __all__ = [
     "ReadRecord",
     "RuntimeState",
     "ToolOptions",
+    "ToolServices",
     "ToolUseContext",
     "content_hash",
     "create_subagent_context",
@@ -82,7 +104,7 @@ def content_hash(data: bytes | str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ReadRecord:
     """What the model has seen of a file: the hash and mtime at read time, whole or partial."""
 
@@ -136,7 +158,7 @@ class PermissionAnswer(StrEnum):
     DENY = "deny"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PermissionPrompt:
     """What the UI shows when the engine asks: tool, exact input, why, and what to remember."""
 
@@ -149,7 +171,7 @@ class PermissionPrompt:
     agent_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PermissionResponse:
     answer: PermissionAnswer
     feedback: str | None = None
@@ -172,7 +194,7 @@ def _noop(*_args: Any, **_kwargs: Any) -> None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Callbacks:
     """The UI port. Headless (the default) shows nothing and denies every ask."""
 
@@ -184,7 +206,26 @@ class Callbacks:
     ask_user: Callable[[QuestionPrompt], Awaitable[QuestionResponse | None]] = no_one_to_ask
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(slots=True)
+class ToolServices:
+    """The session's services a tool call may use; None: not in this session (a bare pipeline).
+
+    One object shared by reference: the session wires its services in after the context is
+    built, and a sub-agent (whose options are a copy) sees the very same object. A context
+    modifier never mutates it: it replaces it (``dataclasses.replace``), as EnterWorktree does.
+    """
+
+    sandbox: SandboxSession | None = None  # Bash's OS sandbox (tools.sandbox)
+    classifier: SafetyClassifier | None = None  # auto mode's judge (pipeline steps 5 and 8)
+    subagent_runner: SubagentRunner | None = None  # the Agent tool's child loops
+    side_model: SideModel | None = None  # WebFetch's and WebSearch's model outside the chat
+    file_context: FileContextProvider | None = None  # what the Read tool attaches to a file
+    skills: SkillCatalog | None = None  # what the Skill tool loads
+    worktree: WorktreeSession | None = None  # the worktree the session works in
+    fetch_limits: FetchLimits | None = None  # WebFetch's bounds (None: the defaults)
+
+
+@datarecord(frozen=True, slots=True)
 class ToolOptions:
     """Set once per request; read-only during a call."""
 
@@ -194,30 +235,49 @@ class ToolOptions:
     session_dir: Path | None = None  # tool-results/ lives here
     loaded_deferred: frozenset[str] = frozenset()
     debug: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     # The session environment for commands the tools start (the shell's, with settings ``env``
     # over it); None: this process's own environment.
     environ: Mapping[str, str] | None = None
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
+class ConversationState:
+    """What the tools keep along one agent's conversation, one field per piece.
+
+    A sub-agent gets a shallow copy (:func:`create_subagent_context`): the objects in it (the
+    background task manager, the file watch, a web cache) stay the parent's, so session end
+    reaches the child's tasks and its edits are checkpointed with the turn that ran them; a value
+    the child assigns (its shell's cwd, its todo list) is its own. So a tool assigns a new value,
+    never mutates the old one in place.
+    """
+
+    bash_cwd: Path | None = None  # where the next Bash command starts (tools.builtin.bash.cwd)
+    todos: list[dict[str, Any]] | None = None  # TodoWrite's list (None: never written)
+    todos_owner: str | None = None  # the agent that wrote ``todos`` (None: the main agent)
+    background_tasks: BackgroundTaskManager | None = None  # made on first use (get_manager)
+    file_watch: FileWatch | None = None  # the session's checkpoint store (pipeline step 10)
+    web_cache: PageCache[object] | None = None  # WebFetch's own cache (None: the process's)
+
+
+@datarecord(slots=True)
 class RuntimeState:
     """Mutable state shared along a conversation (not per call)."""
 
     abort: AbortSignal = field(default_factory=AbortSignal)
     read_files: ReadFileState = field(default_factory=ReadFileState)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    shared: dict[str, Any] = field(default_factory=dict)  # e.g. background task manager
+    messages: list[Message] = field(default_factory=list)
+    conversation: ConversationState = field(default_factory=ConversationState)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class AgentContext:
     agent_id: str | None = None
     system_prompt: str = ""  # frozen: re-rendering could drift and break the prompt cache
     parent_agent_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolUseContext:
     """The context of one tool call (see module docstring)."""
 
@@ -226,7 +286,7 @@ class ToolUseContext:
     state: RuntimeState = field(default_factory=RuntimeState)
     callbacks: Callbacks = field(default_factory=Callbacks)
     agent: AgentContext = field(default_factory=AgentContext)
-    hooks: Any = None  # tools.hooks.runner.HookRunner, or None for "no hooks"
+    hooks: HookRunnerProtocol | None = None  # None: no hooks
 
     @property
     def cwd(self) -> Path:
@@ -262,7 +322,8 @@ def create_subagent_context(
     return ToolUseContext(
         permissions=perms,
         # Options are copied, the tool set may be narrowed; the session dir is shared so the
-        # child's persisted results land beside the parent's transcript.
+        # child's persisted results land beside the parent's transcript, and the services
+        # object is the parent's own.
         options=replace(
             parent.options, tools=tuple(tools) if tools is not None else parent.options.tools
         ),
@@ -274,9 +335,9 @@ def create_subagent_context(
             read_files=parent.state.read_files.clone(),
             # A fresh conversation: the child never sees (or corrupts) the parent's messages.
             messages=[],
-            # A shallow copy: services in it (the background task manager) stay shared so they
+            # A shallow copy: objects in it (the background task manager) stay shared so they
             # are all ended at session end, but a value the child sets (its shell's cwd) is its own.
-            shared=dict(parent.state.shared),
+            conversation=replace(parent.state.conversation),
         ),
         # Callbacks are shared: progress and bubbled prompts reach the same UI.
         callbacks=parent.callbacks,

@@ -2,7 +2,7 @@
 
 ``tools`` does not know where such instructions live (path-scoped rules files are
 ``agent_cli``'s), so a session may put a :class:`FileContextProvider` in
-``ctx.options.extra["file_context"]``; the Read tool asks it after each successful read and
+``ctx.options.services.file_context``; the Read tool asks it after each successful read and
 attaches what it returns as system reminders (the tool result's ``new_messages``). A provider
 that fails is ignored: extra context must never cost the read itself.
 """
@@ -10,14 +10,13 @@ that fails is ignored: extra context must never cost the read itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from tools.context import ToolUseContext
+    from tools.messages import Message
 
-__all__ = ["FILE_CONTEXT_KEY", "FileContextProvider", "file_context_messages"]
-
-FILE_CONTEXT_KEY = "file_context"
+__all__ = ["FileContextProvider", "file_context_messages"]
 
 
 @runtime_checkable
@@ -27,12 +26,12 @@ class FileContextProvider(Protocol):
     def on_read(self, path: Path, agent_id: str | None) -> list[str]: ...
 
 
-def file_context_messages(path: Path, ctx: ToolUseContext) -> list[dict[str, Any]]:
+def file_context_messages(path: Path, ctx: ToolUseContext) -> list[Message]:
     """System reminders for a file just read (empty without a provider)."""
-    from tools.pipeline.types import system_reminder
+    from tools.messages import system_reminder
 
-    provider = ctx.options.extra.get(FILE_CONTEXT_KEY)
-    if not isinstance(provider, FileContextProvider):
+    provider = ctx.options.services.file_context
+    if provider is None:
         return []
     try:
         texts = provider.on_read(path, ctx.agent.agent_id)

@@ -8,7 +8,9 @@ keyboard-driven modal (``agent_cli.tui.screens.question``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tools.records import datarecord
 
 __all__ = [
     "OTHER_LABEL",
@@ -22,13 +24,13 @@ __all__ = [
 OTHER_LABEL = "Other"  # the free-text answer every question offers after its options
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class QuestionOption:
     label: str
     description: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Question:
     """One question: its text, a short chip ``header``, 2-4 options, single or multi-select."""
 
@@ -38,7 +40,7 @@ class Question:
     multi_select: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class QuestionPrompt:
     """What the UI shows: the questions in order; ``agent_id`` names a sub-agent that asks."""
 
@@ -46,7 +48,7 @@ class QuestionPrompt:
     agent_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class QuestionResponse:
     """The user's answers, keyed by question text (several labels of a multi-select joined by
     ", "; free text as typed). ``declined``: the user closed the questions without answering."""

@@ -3,7 +3,7 @@
 WebFetch applies its prompt to a page with the fast model; WebSearch runs the API's server-side
 web search. ``tools`` cannot import the model client (it lives in ``agent_cli``), so the tool
 layer declares this port and finds the session's implementation in
-``ctx.options.extra[SIDE_MODEL_KEY]`` (``agent_cli.session.side_model`` provides it, on the
+``ctx.options.services.side_model`` (``agent_cli.session.side_model`` provides it, on the
 session's client, its tokens counted in the session's usage). Sub-agents share it: their
 options are a copy of the parent's.
 """
@@ -11,8 +11,10 @@ options are a copy of the parent's.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from tools.context import AbortSignal, ToolUseContext
@@ -20,7 +22,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FAST",
     "MAIN",
-    "SIDE_MODEL_KEY",
     "SideModel",
     "SideModelError",
     "SideReply",
@@ -28,12 +29,11 @@ __all__ = [
     "get_side_model",
 ]
 
-SIDE_MODEL_KEY = "side_model"
 FAST = "fast"  # the session's small fast model
 MAIN = "main"  # the session's current model
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SideRequest:
     """One request: ``model`` is FAST, MAIN or an explicit model id; ``tools`` pass through
     as API tool specs (server tools such as ``web_search_20250305`` included)."""
@@ -45,7 +45,7 @@ class SideRequest:
     max_tokens: int = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SideReply:
     """The answer as API-shaped content blocks (text, server_tool_use, web_search_tool_result...)."""
 
@@ -83,5 +83,4 @@ class SideModel(Protocol):
 
 def get_side_model(ctx: ToolUseContext) -> SideModel | None:
     """The session's side model, or None outside a session (a bare pipeline, a test)."""
-    port = ctx.options.extra.get(SIDE_MODEL_KEY)
-    return port if isinstance(port, SideModel) else None
+    return ctx.options.services.side_model

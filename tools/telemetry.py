@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tools.records import datarecord
 
 __all__ = [
     "MAX_ATTRIBUTE_CHARS",
@@ -78,7 +80,7 @@ def sanitize_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class TelemetryEvent:
     """A telemetry-safe event, as handed to ``Callbacks.on_event`` (already sanitised)."""
 

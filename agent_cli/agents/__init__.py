@@ -1,3 +1,31 @@
-"""Sub-agents: the Agent tool's runner on a child loop."""
+"""Sub-agents: the Agent tool's runner on a child loop, and the agent a hook runs.
 
-__all__: list[str] = []
+Importing the package imports none of its modules: each name loads its module on first use
+(PEP 562).
+"""
+
+import sys
+
+TYPE_CHECKING = False  # as typing's, without importing typing at start-up
+if TYPE_CHECKING:
+    from agent_cli.agents.hook_agent import LoopHookAgent
+    from agent_cli.agents.runner import LoopSubagentRunner
+
+__all__ = ["LoopHookAgent", "LoopSubagentRunner"]
+
+# Each name's module, imported on the name's first use (``__getattr__``).
+_MODULES = {
+    "hook_agent": ("LoopHookAgent",),
+    "runner": ("LoopSubagentRunner",),
+}
+_HOME = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{module}")
+    value = getattr(sys.modules[f"{__name__}.{module}"], name)
+    globals()[name] = value
+    return value

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agent_cli.loop.agent_loop import AgentLoop, LoopConfig, ModelPort
+from agent_cli.loop.agent_loop import AgentLoop, LoopConfig, ModelPort, SessionLinks
 from agent_cli.loop.events import ErrorEvent, TurnFinished
 from agent_cli.model.names import expand_alias, small_fast_model
 from permissions.types import PermissionMode
@@ -77,7 +77,7 @@ class LoopHookAgent:
             ctx=ctx,
             system_prompt=system,
             config=LoopConfig(max_turns=_MAX_TURNS),
-            usage=self._usage,
+            links=SessionLinks(usage=self._usage),
         )
         return await _final_text(loop, prompt)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.customize.agents import find_agent
-from agent_cli.loop.agent_loop import AgentLoop, LoopConfig, ModelPort
+from agent_cli.loop.agent_loop import AgentLoop, LoopConfig, ModelPort, SessionLinks
 from agent_cli.loop.events import ErrorEvent, PermissionAsked, ToolStarted, TurnFinished
 from agent_cli.model.usage import SessionUsage
 from agent_cli.transcripts.transcript import TranscriptWriter
@@ -249,8 +249,7 @@ class LoopSubagentRunner:
                 ctx=child_ctx,
                 system_prompt=system_prompt,
                 config=LoopConfig(max_turns=self._max_turns),
-                transcript=transcript,
-                usage=self._usage,
+                links=SessionLinks(transcript=transcript, usage=self._usage),
             )
             if transcript is not None:
                 transcript.meta(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pydantic
@@ -37,13 +36,14 @@ from agent_cli.auto.classifier_prompt import (
 )
 from agent_cli.model.config import MODEL_ALIASES
 from agent_cli.model.names import expand_alias, small_fast_model
+from agent_cli.model.turn import TurnRequest
 from agent_cli.model.usage import Usage
 from permissions.types import Decision, ReasonKind, RuleBehavior, Verdict
 from tools.context import ToolUseContext
+from tools.records import datarecord
 
 __all__ = [
     "CAREFUL_SYSTEM",
-    "CLASSIFIER_KEY",
     "DEFAULT_FAST_MODEL",
     "FAST_SYSTEM",
     "VERDICT_TOOL",
@@ -56,11 +56,10 @@ __all__ = [
 ]
 
 DEFAULT_FAST_MODEL = MODEL_ALIASES["haiku"]
-CLASSIFIER_KEY = "classifier"  # ``ctx.options.extra`` key the pipeline's step 5 reads
 UsageSink = Callable[[str, Usage], None]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ClassifierConfig:
     """Models, time bounds and sizes. ``careful_model`` None: the session's current model."""
 
@@ -107,8 +106,8 @@ def _classifier_may_decide(verdict: Verdict) -> bool:
 class ModelSafetyClassifier:
     """``tools.pipeline.types.SafetyClassifier`` on the session's model client.
 
-    ``model_client`` offers ``stream_turn(system, messages, tools, *, abort, model, max_tokens,
-    extra)`` (``agent_cli.model.client.ModelClient``); ``main_model`` gives the session's
+    ``model_client`` offers ``stream_turn(TurnRequest, *, abort)``
+    (``agent_cli.model.client.ModelClient``); ``main_model`` gives the session's
     current model (stage 2's default); ``conversation`` the parent conversation, where the
     user's latest request is read (falling back to ``ctx.state.messages``); ``on_usage`` gets
     the tokens of every classifier request, for the session's totals.
@@ -240,13 +239,10 @@ class ModelSafetyClassifier:
         try:
             turn = await asyncio.wait_for(
                 self.client.stream_turn(
-                    system,
-                    messages,
-                    tools,
+                    TurnRequest(
+                        system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
+                    ),
                     abort=ctx.abort,
-                    model=model,
-                    max_tokens=max_tokens,
-                    extra=extra,
                 ),
                 timeout,
             )

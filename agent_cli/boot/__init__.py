@@ -1,5 +1,16 @@
 """What the ``nerve`` process does to itself before it builds anything: the cyclic GC paused
-while the session is built, pydantic's plugin discovery skipped, Textual's command palette
-left out, and what start-up compiles and where its modules are kept between runs. Imports nothing of Nerve's own: every wing may use it."""
+while the session is built (``gc_pause``). Nothing here changes another module: start-up is
+made fast by importing less (lazy imports), never by replacing part of Python or a
+dependency. Imports nothing of Nerve's own: every wing may use it.
+"""
 
-__all__: list[str] = []
+import sys
+
+__all__ = ["gc_pause"]
+
+
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{name}")
+    return sys.modules[f"{__name__}.{name}"]

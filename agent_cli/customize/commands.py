@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from agent_cli.customize.frontmatter import (
     parse_frontmatter,
 )
 from agent_cli.customize.locations import Folder, customization_folders
+from tools.records import datarecord
 
 __all__ = ["CommandSet", "PromptCommand", "load_prompt_commands"]
 
@@ -39,7 +40,7 @@ MAX_DESCRIPTION = 250
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.:-]*$")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PromptCommand:
     """One custom command or skill, ready to expand (``agent_cli.customize.expand``)."""
 
@@ -69,7 +70,7 @@ class PromptCommand:
         return not self.disable_model_invocation
 
 
-@dataclass
+@datarecord
 class CommandSet:
     """The session's commands and skills by name, and what went wrong loading them."""
 

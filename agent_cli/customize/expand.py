@@ -23,7 +23,7 @@ import re
 import shlex
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from agent_cli.customize.commands import PromptCommand
 from agent_cli.customize.mention_refs import find_mentions, resolve_ref
 from permissions.types import Decision
 from tools.pipeline.types import CallOutcome
+from tools.records import datarecord
 
 __all__ = [
     "Expansion",
@@ -51,7 +52,7 @@ _ZERO_BASED = re.compile(r"\$0(?!\d)|\$ARGUMENTS\[\d+\]")
 _NO_OUTPUT = re.compile(r"^\(\w+ completed with no output\)$")
 
 
-@dataclass
+@datarecord
 class Expansion:
     """The expanded text, or why nothing may be sent (``error``); ``notes`` are for the user."""
 

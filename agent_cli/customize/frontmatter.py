@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     import yaml
@@ -43,7 +45,7 @@ class FrontmatterError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Frontmatter:
     """The parsed fields (keys lower-cased) and the body after the closing ``---``."""
 

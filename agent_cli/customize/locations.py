@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 
 from config import find_project_root
+from tools.records import datarecord
 
 __all__ = ["Folder", "config_dirs", "customization_folders", "project_chain"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Folder:
     """One folder that may hold customizations, and whether it is the user's or the project's."""
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_cli.customize.files import read_user_file
 from agent_cli.customize.locations import config_dirs
 from agent_cli.customize.rules import load_rules
+from tools.records import datarecord
 
 __all__ = ["MAX_IMPORT_DEPTH", "MemoryFile", "load_memory_files", "render_memory"]
 
@@ -36,7 +36,7 @@ _HTML_COMMENT_RE = re.compile(r"^\s*<!--.*?-->\s*$\n?", re.S | re.M)
 _FENCE_RE = re.compile(r"^(```|~~~)")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class MemoryFile:
     path: Path
     content: str

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.customize.files import NotRegularFile
 from agent_cli.customize.locations import config_dirs
 from agent_cli.customize.memory import load_memory_files
 from config import find_project_root
+from tools.records import datarecord
 
 __all__ = ["MemoryTarget", "append_note", "editable_memory_files", "memory_targets"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class MemoryTarget:
     """A memory file the user may write to, with what it is for."""
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tools.records import datarecord
 
 __all__ = ["IMAGE_SUFFIXES", "Mention", "find_mentions", "find_pasted_images", "resolve_ref"]
 
@@ -32,7 +33,7 @@ _PASTED = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Mention:
     """One reference: ``ref`` as typed after the ``@`` (without the range), the line range."""
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,11 +29,12 @@ from agent_cli.customize.files import iter_markdown, read_user_file
 from agent_cli.customize.frontmatter import FrontmatterError, as_words, parse_frontmatter
 from agent_cli.customize.locations import customization_folders
 from config import find_project_root
+from tools.records import datarecord
 
 __all__ = ["PathRules", "RuleFile", "glob_to_regex", "load_rules"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RuleFile:
     """One rules file: its body, and the globs (empty: always applies) relative to ``base``."""
 

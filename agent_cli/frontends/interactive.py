@@ -36,9 +36,6 @@ def run_interactive(options: RunOptions) -> int:
 
         use_frame_rate()  # before Textual is imported
         import agent_cli.tui.app  # noqa: F401  (Textual: needed for the first frame anyway)
-        from agent_cli.tui import css_cache
-
-        css_cache.install()  # parsed stylesheets kept across runs, with the code cache
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
         print(f"nerve: the interactive app is unavailable ({exc}); use -p", file=sys.stderr)
         return 1

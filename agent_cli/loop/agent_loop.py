@@ -26,7 +26,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from agent_cli.loop.compaction import Compaction, is_prompt_too_long
@@ -56,17 +56,19 @@ from agent_cli.loop.turn_context import (
     usage_dict,
 )
 from agent_cli.model.thinking import ThinkingChoice
-from agent_cli.model.turn import AssistantTurn, ModelError
+from agent_cli.model.turn import AssistantTurn, ModelError, TurnCallbacks, TurnRequest
 from agent_cli.model.usage import SessionUsage, Usage, cost_usd
 from permissions.types import Decision
 from tools.base import Tool
 from tools.context import AbortSignal, ToolUseContext
+from tools.messages import Message
 from tools.pipeline.budget import ConversationBudget
 from tools.pipeline.executor import StreamingToolExecutor
 from tools.pipeline.types import CallOutcome, ToolCall, call_header
+from tools.records import datarecord
 from tools.registry import tools_for_api
 
-__all__ = ["AgentLoop", "LoopConfig", "ModelPort", "TranscriptPort"]
+__all__ = ["AgentLoop", "LoopConfig", "ModelPort", "SessionLinks", "TranscriptPort"]
 
 MAX_STOP_HOOK_CONTINUATIONS = 8
 _STOP_NOTICES = {
@@ -81,29 +83,30 @@ class ModelPort(Protocol):
     """What the loop needs from the model client (``agent_cli.model.client.ModelClient``)."""
 
     async def stream_turn(
-        self,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        *,
-        on_text: Callable[[str], None],
-        on_tool_use: Callable[[str, str, dict[str, Any]], None],
-        on_retry: Callable[[Any], None],
-        abort: AbortSignal,
-        model: str | None = None,
-        thinking: bool | ThinkingChoice = False,
-        on_block: Callable[[dict[str, Any]], None] | None = None,
+        self, request: TurnRequest, callbacks: TurnCallbacks, *, abort: AbortSignal
     ) -> AssistantTurn: ...
 
 
-@dataclass
+@datarecord
 class LoopConfig:
     max_turns: int | None = None
     max_parallel_tools: int = 10
     max_budget_usd: float | None = None  # no new request once the session's cost reached it
 
 
-@dataclass
+@datarecord
+class SessionLinks:
+    """What the session that runs the loop shares with it; a sub-agent gets its parent's
+    transcript (a sidechain) and usage totals, a hook's agent only the usage."""
+
+    transcript: TranscriptPort | None = None
+    usage: SessionUsage | None = None  # a new one when None
+    messages: list[Message] | None = None  # the conversation so far (a resume)
+    permission_handler: PermissionHandlerFn | None = None  # who answers an ask
+    on_rules_to_persist: RulesSink | None = None  # "always allow" rules to save
+
+
+@datarecord
 class _TurnState:
     prompt: str
     num_turns: int = 0
@@ -127,22 +130,19 @@ class AgentLoop:
         ctx: ToolUseContext,
         system_prompt: str,
         config: LoopConfig | None = None,
-        transcript: TranscriptPort | None = None,
-        usage: SessionUsage | None = None,
-        messages: list[dict[str, Any]] | None = None,
-        permission_handler: PermissionHandlerFn | None = None,
-        on_rules_to_persist: RulesSink | None = None,
+        links: SessionLinks | None = None,
     ) -> None:
+        links = links or SessionLinks()
         self.model = model
         self.model_name = model_name
         self.ctx = ctx
         self.system_prompt = system_prompt
         self.config = config or LoopConfig()
-        self.recorder = TurnRecorder(transcript)
-        self.usage = usage or SessionUsage()
-        self.messages: list[dict[str, Any]] = messages if messages is not None else []
-        self.permission_handler = permission_handler
-        self.on_rules_to_persist = on_rules_to_persist
+        self.recorder = TurnRecorder(links.transcript)
+        self.usage = links.usage or SessionUsage()
+        self.messages: list[Message] = links.messages if links.messages is not None else []
+        self.permission_handler = links.permission_handler
+        self.on_rules_to_persist = links.on_rules_to_persist
         # Many results each just under their own limit add up: this budget persists the largest
         # older ones once the conversation's total passes its limit.
         self.budget = ConversationBudget(session_dir=ctx.options.session_dir)
@@ -254,7 +254,7 @@ class AgentLoop:
                 return False
             extra = list(outcome.additional_context)
         content = turn.prompt if turn.content is None else turn.content
-        message: dict[str, Any] = {"role": "user", "content": content}
+        message: Message = {"role": "user", "content": content}
         self.messages.append(message)
         message["_uuid"] = self.recorder.user(message) or str(uuid.uuid4())
         if self.checkpoints is not None:
@@ -359,18 +359,20 @@ class AgentLoop:
             self.recorder.retry()
             emit(retry_event(notice))
 
-        return await self.model.stream_turn(
+        request = TurnRequest(
             self.system_prompt,
             request_messages,
             tools,
+            model=self.model_name,
+            thinking=self.thinking,
+        )
+        callbacks = TurnCallbacks(
             on_text=on_text,
             on_tool_use=on_tool_use,
             on_retry=on_retry,
-            abort=self._abort,
-            model=self.model_name,
-            thinking=self.thinking,
             on_block=lambda block: emit(ThinkingBlock.of(block)),  # shown as it closes
         )
+        return await self.model.stream_turn(request, callbacks, abort=self._abort)
 
     def _record_assistant(self, turn: AssistantTurn) -> None:
         if not turn.content:
@@ -416,7 +418,7 @@ class AgentLoop:
 
     def _add_tool_results(self, outcomes: Sequence[CallOutcome]) -> None:
         # The transcript already has each result (``recorder.result``); here the conversation.
-        message = {"role": "user", "content": [o.tool_result for o in outcomes]}
+        message: Message = {"role": "user", "content": [o.tool_result for o in outcomes]}
         self.messages.append(message)
         for o in outcomes:
             for extra in o.new_messages:
@@ -468,9 +470,9 @@ class AgentLoop:
             turn.stop_continuations += 1
             reason = outcome.block_reason or "A Stop hook asked you to continue."
             emit(Notice(f"Stop hook: continuing ({reason})"))
-            msg = system_reminder(f"Stop hook feedback:\n{reason}", ephemeral=False)
-            self.messages.append(msg)
-            self.recorder.user(msg, isMeta=True)
+            reminder = system_reminder(f"Stop hook feedback:\n{reason}", ephemeral=False)
+            self.messages.append(reminder)
+            self.recorder.user(reminder, isMeta=True)
             return True
         return False
 

@@ -21,13 +21,13 @@ import datetime as _dt
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_cli.loop.fs_snapshot import PreimageCache, Scan, diff_scans, scan
 from tools.base import Tool
 from tools.context import ToolUseContext
+from tools.records import datarecord
 
 __all__ = ["BLOB_DIR", "EDIT_TOOLS", "Backup", "CheckpointStore", "FileChange"]
 
@@ -39,7 +39,7 @@ Record = Callable[[dict[str, Any]], None]
 Notify = Callable[[str], None]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Backup:
     """A file before a turn touched it: ``blob`` names its saved content; None when the file
     did not exist. ``restorable`` is False when its content could not be saved."""
@@ -54,7 +54,7 @@ class Backup:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class FileChange:
     """What a rewind would do to one file: restore | recreate | delete | unrestorable."""
 
@@ -63,7 +63,7 @@ class FileChange:
     reason: str = ""
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class _BashToken:
     before: Scan
     roots: tuple[Path, ...]

@@ -18,7 +18,6 @@ In the transcript a compaction is Claude Code's pair: a ``system`` ``compact_bou
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_cli.loop.compaction_prompt import (
@@ -35,11 +34,13 @@ from agent_cli.loop.events import CompactProgress, Notice, retry_event
 from agent_cli.loop.messages import normalize_messages_for_api, system_reminder
 from agent_cli.loop.reattach import reattach_files
 from agent_cli.loop.recorder import TurnRecorder
-from agent_cli.model.turn import AssistantTurn, ModelError
+from agent_cli.model.turn import AssistantTurn, ModelError, TurnCallbacks, TurnRequest
 from agent_cli.model.usage import SessionUsage
 from tools.base import Tool
 from tools.context import AbortSignal, ReadFileState, ToolUseContext
+from tools.messages import Message
 from tools.pipeline.budget import ConversationBudget
+from tools.records import datarecord
 from tools.registry import tools_for_api
 
 __all__ = [
@@ -75,7 +76,7 @@ class CompactionHost(Protocol):
     model_name: str
     ctx: ToolUseContext
     system_prompt: str
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     recorder: TurnRecorder
     usage: SessionUsage
     budget: ConversationBudget
@@ -91,7 +92,7 @@ class CompactionHost(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CompactOutcome:
     """How a compaction ended (``stage`` as in ``CompactProgress``) and the sizes around it."""
 
@@ -114,7 +115,7 @@ class _Stop(Exception):
         self.message = message
 
 
-def split_tail(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_tail(messages: list[Message]) -> tuple[list[Message], list[Message]]:
     """(what to summarise, what to keep): the user messages after the last assistant message
     are kept when none of them is a tool result — the prompt the turn has not answered yet."""
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
@@ -247,7 +248,7 @@ class Compaction:
     async def _summarize(
         self,
         host: CompactionHost,
-        head: list[dict[str, Any]],
+        head: list[Message],
         instructions: str | None,
         emit: Emit,
         too_long: bool,
@@ -274,7 +275,7 @@ class Compaction:
     async def _summarize_in_parts(
         self,
         host: CompactionHost,
-        head: list[dict[str, Any]],
+        head: list[Message],
         instructions: str | None,
         emit: Emit,
     ) -> str:
@@ -307,7 +308,7 @@ class Compaction:
     async def _ask(
         self,
         host: CompactionHost,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         emit: Emit,
     ) -> str:
@@ -325,14 +326,13 @@ class Compaction:
             emit(retry_event(notice))
 
         turn = await host.model.stream_turn(
-            host.system_prompt,
-            messages,
-            tools,
-            on_text=on_text,
-            on_tool_use=lambda *_: None,  # a summary turn runs nothing
-            on_retry=on_retry,
+            TurnRequest(host.system_prompt, messages, tools, model=host.model_name),
+            TurnCallbacks(
+                on_text=on_text,
+                on_tool_use=lambda *_: None,  # a summary turn runs nothing
+                on_retry=on_retry,
+            ),
             abort=host.abort_signal,
-            model=host.model_name,
         )
         host.usage.add(host.model_name, turn.usage)
         keep = "the conversation is unchanged"
@@ -355,12 +355,12 @@ class Compaction:
         trigger: str,
         pre: int,
         summary: str,
-        tail: list[dict[str, Any]],
+        tail: list[Message],
     ) -> None:
         rec = host.recorder
         rec.compact_boundary(trigger, pre)
         mid_turn = trigger == "auto" and not tail
-        first = {"role": "user", "content": continuation(summary, auto=mid_turn)}
+        first: Message = {"role": "user", "content": continuation(summary, auto=mid_turn)}
         rec.user(first, isCompactSummary=True, isVisibleInTranscriptOnly=True)
         messages = [first]
         attached = reattach_files(host.ctx.state.read_files.records())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -126,7 +126,7 @@ def _result_text(content: Any) -> str:
 
 
 def render_transcript(
-    messages: Iterable[dict[str, Any]], *, result_chars: int = 2_000
+    messages: Iterable[Mapping[str, Any]], *, result_chars: int = 2_000
 ) -> Iterator[str]:
     """The conversation as lines of plain text, one entry per line group; results clipped."""
     names: dict[str, str] = {}

@@ -10,7 +10,7 @@ never serialise a big conversation.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from agent_cli.model.usage import Usage
@@ -27,35 +27,62 @@ def _chars(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict):
-        kind = value.get("type")
-        if not isinstance(kind, str):
-            kind = None  # a JSON schema's "type" may be anything
-        if kind in _MEDIA:
-            return IMAGE_TOKENS * CHARS_PER_TOKEN
-        if kind == "text":
-            return len(str(value.get("text", "")))
-        if kind == "tool_use":
-            try:
-                body = json.dumps(value.get("input"), ensure_ascii=False, default=str)
-            except (TypeError, ValueError):
-                body = str(value.get("input"))
-            return len(body) + len(str(value.get("name", "")))
-        if kind == "tool_result":
-            return _chars(value.get("content")) + 16
-        if kind in ("thinking", "redacted_thinking"):
-            return len(str(value.get("thinking") or value.get("data") or ""))
-        if "role" in value and "content" in value:
-            return _chars(value["content"]) + 8
-        total = 0
-        for key, item in value.items():
-            if not str(key).startswith("_"):
-                total += _chars(item)
-        return total
+        return _dict_chars(value)
     if isinstance(value, list | tuple):
         return sum(_chars(v) for v in value)
     if value is None:
         return 0
     return len(str(value))
+
+
+def _dict_chars(value: dict[Any, Any]) -> int:
+    """A block by its type (``_BLOCK_CHARS``), a message by its content, else every public
+    field (a JSON schema's "type" may be anything: not a block type)."""
+    kind = value.get("type")
+    measure = _BLOCK_CHARS.get(kind) if isinstance(kind, str) else None
+    if measure is not None:
+        return measure(value)
+    if "role" in value and "content" in value:
+        return _chars(value["content"]) + 8
+    total = 0
+    for key, item in value.items():
+        if not str(key).startswith("_"):
+            total += _chars(item)
+    return total
+
+
+def _media_chars(_block: dict[Any, Any]) -> int:
+    return IMAGE_TOKENS * CHARS_PER_TOKEN
+
+
+def _text_chars(block: dict[Any, Any]) -> int:
+    return len(str(block.get("text", "")))
+
+
+def _tool_use_chars(block: dict[Any, Any]) -> int:
+    try:
+        body = json.dumps(block.get("input"), ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        body = str(block.get("input"))
+    return len(body) + len(str(block.get("name", "")))
+
+
+def _tool_result_chars(block: dict[Any, Any]) -> int:
+    return _chars(block.get("content")) + 16
+
+
+def _thinking_chars(block: dict[Any, Any]) -> int:
+    return len(str(block.get("thinking") or block.get("data") or ""))
+
+
+_BLOCK_CHARS: dict[str, Callable[[dict[Any, Any]], int]] = {
+    **dict.fromkeys(_MEDIA, _media_chars),
+    "text": _text_chars,
+    "tool_use": _tool_use_chars,
+    "tool_result": _tool_result_chars,
+    "thinking": _thinking_chars,
+    "redacted_thinking": _thinking_chars,
+}
 
 
 def estimate_tokens(value: Any) -> int:
@@ -98,7 +125,7 @@ class ContextMeter:
         self._adjust = 0
 
     def tokens(
-        self, system: str, tools: Iterable[dict[str, Any]], messages: Sequence[dict[str, Any]]
+        self, system: str, tools: Iterable[dict[str, Any]], messages: Sequence[Mapping[str, Any]]
     ) -> int:
         """The estimated size of the next request: system prompt, tools and messages."""
         if self._api_tokens is None or self._mark > len(messages):

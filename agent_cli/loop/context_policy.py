@@ -14,13 +14,17 @@ conversation budget's table of replacements, so that budget never puts a preview
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.loop.context_meter import estimate_tokens
 from agent_cli.model.config import DEFAULT_MAX_TOKENS
 from agent_cli.model.windows import context_window
+from tools.records import datarecord
+
+if TYPE_CHECKING:
+    from tools.messages import Message
 
 __all__ = [
     "DEFAULT_PCT",
@@ -44,7 +48,7 @@ def cleared_stub(tool_name: str) -> str:
     return f"{_STUB_PREFIX}: this {tool_name} output was removed to free context]"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ContextPolicy:
     """Auto-compaction settings; the threshold depends on the model in use."""
 
@@ -100,7 +104,7 @@ class ContextPolicy:
         return cls(auto=auto, pct=pct, env=env), warnings
 
 
-def _tool_names(messages: list[dict[str, Any]]) -> dict[str, str]:
+def _tool_names(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     names: dict[str, str] = {}
     for msg in messages:
         content = msg.get("content")
@@ -111,7 +115,7 @@ def _tool_names(messages: list[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
-def _result_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _result_blocks(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [
         b
         for msg in messages
@@ -122,7 +126,7 @@ def _result_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def clear_old_tool_results(
-    messages: list[dict[str, Any]],
+    messages: Sequence[Message],
     keep: int,
     replaced: MutableMapping[str, str] | None = None,
 ) -> tuple[int, int]:

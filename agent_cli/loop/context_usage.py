@@ -8,13 +8,13 @@ figure compaction acts on: the API's own count after the last response when ther
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_cli.loop.context_meter import estimate_tokens
 from agent_cli.loop.context_policy import ContextPolicy
 from tools.base import Tool
+from tools.records import datarecord
 
 __all__ = ["MEMORY_MARKER", "ContextUsage", "context_usage", "split_memory"]
 
@@ -23,7 +23,7 @@ MEMORY_MARKER = "Instructions from memory files follow."
 _AGENTS_MARKER = "\n\nSub-agent types for the Agent tool:"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ContextUsage:
     """Tokens by part (label, tokens), and the window they share."""
 
@@ -59,7 +59,7 @@ def split_memory(system_prompt: str) -> tuple[str, str]:
     return system_prompt[:start] + system_prompt[end:], system_prompt[start:end]
 
 
-def _message_parts(messages: Sequence[dict[str, Any]]) -> tuple[int, int]:
+def _message_parts(messages: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
     results = other = 0
     for msg in messages:
         content = msg.get("content")
@@ -81,7 +81,7 @@ def context_usage(
     system_prompt: str,
     tools: Sequence[Tool[Any]],
     loaded_deferred: frozenset[str],
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[Mapping[str, Any]],
     total: int,
     measured: bool,
 ) -> ContextUsage:

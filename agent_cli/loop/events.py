@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tools.records import datarecord
 
 __all__ = [
     "AgentEvent",
@@ -24,12 +26,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class TextDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ThinkingBlock:
     """A thinking block the model closed (before its answer): ``text`` is what it thought,
     empty for a ``redacted_thinking`` block (encrypted; only the API can read it)."""
@@ -44,7 +46,7 @@ class ThinkingBlock:
         return cls(str(block.get("thinking") or ""))
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolStarted:
     tool_use_id: str
     name: str
@@ -52,7 +54,7 @@ class ToolStarted:
     header: str  # e.g. "Bash(git status)"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolProgress:
     """``text`` is the tool's whole current progress view (replace what was shown, not append)."""
 
@@ -61,7 +63,7 @@ class ToolProgress:
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolFinished:
     tool_use_id: str
     name: str
@@ -72,14 +74,14 @@ class ToolFinished:
     duration_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PermissionAsked:
     tool_use_id: str
     tool_name: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PermissionDecided:
     tool_use_id: str
     tool_name: str
@@ -89,7 +91,7 @@ class PermissionDecided:
     rule: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RetryEvent:
     """The model call failed and will be tried again in ``delay_s`` seconds."""
 
@@ -117,13 +119,13 @@ def retry_event(notice: Any) -> RetryEvent:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Notice:
     text: str
     level: str = "info"  # "info" | "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CompactProgress:
     """A compaction's progress, one event per step; ``text`` is what to show the user.
 
@@ -143,7 +145,7 @@ class CompactProgress:
         return self.stage not in ("started", "summarizing")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ErrorEvent:
     message: str
     fatal: bool = False
@@ -162,7 +164,7 @@ def api_error_event(exc: Any) -> ErrorEvent:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class TurnFinished:
     stop_reason: str
     num_turns: int

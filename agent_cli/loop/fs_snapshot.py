@@ -18,8 +18,10 @@ import os
 import stat
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from tools.records import datarecord
 
 __all__ = [
     "MAX_FILES",
@@ -62,7 +64,7 @@ _GLOB_CHARS = frozenset("*?[")
 Stat = tuple[int, int]  # (mtime_ns, size)
 
 
-@dataclass
+@datarecord
 class Scan:
     """Regular files found (absolute path -> (mtime_ns, size)) and whether the scan finished."""
 

@@ -1,10 +1,14 @@
 """Conversation messages and the boundary to the API (``normalize_messages_for_api``).
 
-Inside Nerve a message is an API-shaped dict (``role``, ``content``) that may carry private keys
-starting with ``_``:
+Inside Nerve a message is an API-shaped dict, typed ``tools.messages.Message`` (``role``,
+``content``), that may carry private keys starting with ``_``:
 
+* ``_uuid``: the transcript record of a prompt (``/rewind`` returns to it);
 * ``_ui_only``: shown in the UI and kept in the transcript, never sent to the model;
 * ``_ephemeral``: a system reminder meant for the next request only; sent once, then dropped.
+
+Blocks are read as plain dicts (``content_blocks``): a conversation read back from a transcript
+may hold anything, so readers use ``.get``.
 
 ``normalize_messages_for_api`` is the single place that turns the conversation into a valid
 request: private keys and UI-only messages go, tool_result blocks stay first in the user message
@@ -15,10 +19,12 @@ same role are merged, and no empty message is sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from agent_cli.loop.tool_ids import unique_tool_ids
+from tools.messages import ContentBlock, Message, tool_result_block
+from tools.messages import system_reminder as lasting_reminder
 
 __all__ = [
     "INTERRUPTED_RESULT",
@@ -33,22 +39,20 @@ __all__ = [
 
 INTERRUPTED_RESULT = "[Request interrupted by user for tool use]"
 
-Message = dict[str, Any]
-
 
 def system_reminder(text: str, *, ephemeral: bool = True) -> Message:
     """A user-role reminder for the model (hook context, notices)."""
-    msg: Message = {
-        "role": "user",
-        "content": [{"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}],
-    }
+    msg = lasting_reminder(text)
     if ephemeral:
         msg["_ephemeral"] = True
     return msg
 
 
 def content_blocks(content: Any) -> list[dict[str, Any]]:
-    """A message's content as blocks (a string is one text block; anything else, none)."""
+    """A message's content as blocks (a string is one text block; anything else, none).
+
+    Plain dicts, read with ``.get``: a conversation read back from a transcript may hold
+    anything. ``as_content`` makes them a message's content again."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     if not isinstance(content, list):
@@ -56,13 +60,18 @@ def content_blocks(content: Any) -> list[dict[str, Any]]:
     return [dict(b) for b in content if isinstance(b, dict)]
 
 
-def text_of(message: Message) -> str:
+def as_content(blocks: list[dict[str, Any]]) -> list[ContentBlock]:
+    """Blocks read with ``content_blocks`` as a message's content (the API judges their shape)."""
+    return cast("list[ContentBlock]", blocks)
+
+
+def text_of(message: Mapping[str, Any]) -> str:
     return "".join(
         b.get("text", "") for b in content_blocks(message.get("content")) if b.get("type") == "text"
     )
 
 
-def tool_use_ids(message: Message) -> list[str]:
+def tool_use_ids(message: Mapping[str, Any]) -> list[str]:
     return [b["id"] for b in content_blocks(message.get("content")) if b.get("type") == "tool_use"]
 
 
@@ -71,7 +80,7 @@ def _is_empty_text(block: dict[str, Any]) -> bool:
 
 
 def answer_dangling_tool_uses(
-    messages: list[Message], note: str = INTERRUPTED_RESULT
+    messages: Sequence[Message], note: str = INTERRUPTED_RESULT
 ) -> list[Message]:
     """Give every tool_use without a tool_result an "interrupted" error result (in place order)."""
     out: list[Message] = []
@@ -92,13 +101,12 @@ def answer_dangling_tool_uses(
                     }
                 missing = [t for t in ids if t not in answered]
                 if missing:
-                    results = [
-                        {"type": "tool_result", "tool_use_id": t, "content": note, "is_error": True}
-                        for t in missing
+                    results: list[ContentBlock] = [
+                        tool_result_block(t, note, is_error=True) for t in missing
                     ]
                     if nxt is not None and nxt.get("role") == "user":
-                        merged = dict(nxt)
-                        merged["content"] = results + content_blocks(nxt.get("content"))
+                        rest = as_content(content_blocks(nxt.get("content")))
+                        merged: Message = {**nxt, "content": results + rest}
                         out.append(merged)
                         i += 2
                         continue
@@ -131,7 +139,16 @@ def encodable(value: Any) -> Any:
 
 def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
     """The conversation as the Messages API must see it (see module docstring)."""
-    cleaned: list[Message] = []
+    valid = _without_orphan_results(unique_tool_ids(_merged_api_messages(messages)))
+    while valid and valid[0]["role"] != "user":
+        valid.pop(0)
+    return answer_dangling_tool_uses(cast("list[Message]", valid))
+
+
+def _merged_api_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """The user and assistant messages without private keys, empty text or UI-only messages,
+    consecutive ones of a role merged, tool_results first in each user message."""
+    cleaned: list[dict[str, Any]] = []
     for msg in messages:
         if msg.get("_ui_only") or msg.get("role") not in ("user", "assistant"):
             continue
@@ -154,25 +171,26 @@ def normalize_messages_for_api(messages: Iterable[Message]) -> list[Message]:
             results = [b for b in blocks if b.get("type") == "tool_result"]
             blocks = results + [b for b in blocks if b.get("type") != "tool_result"]
         cleaned.append({"role": role, "content": blocks})
-    cleaned = unique_tool_ids(cleaned)
-    # Drop tool_results that answer no tool_use of the preceding assistant message (orphans
-    # would make the request invalid), then answer tool_uses left without results.
-    valid: list[Message] = []
-    for idx, msg in enumerate(cleaned):
-        if msg["role"] == "user":
+    return cleaned
+
+
+def _without_orphan_results(cleaned: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop tool_results that answer no tool_use of the preceding assistant message (orphans
+    would make the request invalid), merging what then meets a message of its own role."""
+    valid: list[dict[str, Any]] = []
+    for idx, raw in enumerate(cleaned):
+        if raw["role"] == "user":
             prev_ids = set(tool_use_ids(cleaned[idx - 1])) if idx > 0 else set()
             blocks = [
                 b
-                for b in msg["content"]
+                for b in raw["content"]
                 if b.get("type") != "tool_result" or b.get("tool_use_id") in prev_ids
             ]
             if not blocks:
                 continue
-            msg = {"role": "user", "content": blocks}
-        if valid and valid[-1]["role"] == msg["role"]:
-            valid[-1]["content"] = valid[-1]["content"] + msg["content"]
+            raw = {"role": "user", "content": blocks}
+        if valid and valid[-1]["role"] == raw["role"]:
+            valid[-1]["content"] = valid[-1]["content"] + raw["content"]
         else:
-            valid.append(msg)
-    while valid and valid[0]["role"] != "user":
-        valid.pop(0)
-    return answer_dangling_tool_uses(valid)
+            valid.append(raw)
+    return valid

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.loop.context_meter import CHARS_PER_TOKEN
 from tools.builtin._fs import special_file_reason, state_key
 from tools.builtin._text import number_lines
 from tools.context import ReadRecord, content_hash
+from tools.records import datarecord
 
 __all__ = ["FILE_TOKENS", "MAX_FILES", "TOTAL_TOKENS", "Reattached", "reattach_files"]
 
@@ -27,7 +27,7 @@ TOTAL_TOKENS = 20_000
 _MAX_BYTES = 2 * 1024 * 1024  # a bigger file is not read again at all
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Reattached:
     """The reminder text (empty when nothing was attached) and the new read-file records."""
 

@@ -16,12 +16,13 @@ message, the complete record winning.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from agent_cli.loop.turn_context import usage_dict
 from agent_cli.model.turn import AssistantTurn
 from tools.context import ToolUseContext
+from tools.messages import Message
 from tools.pipeline.types import CallOutcome
 
 __all__ = ["TranscriptPort", "TurnRecorder"]
@@ -30,9 +31,9 @@ __all__ = ["TranscriptPort", "TurnRecorder"]
 class TranscriptPort(Protocol):
     """What the loop writes to (``agent_cli.transcripts.transcript.TranscriptWriter``)."""
 
-    def user(self, message: dict[str, Any], **extra: Any) -> str: ...
+    def user(self, message: Mapping[str, Any], **extra: Any) -> str: ...
 
-    def assistant(self, message: dict[str, Any], **extra: Any) -> str: ...
+    def assistant(self, message: Mapping[str, Any], **extra: Any) -> str: ...
 
     def system(self, subtype: str, content: str, **extra: Any) -> str: ...
 
@@ -58,7 +59,7 @@ class TurnRecorder:
         self._read_snapshot: list[dict[str, Any]] = []
         self._tasks_snapshot: list[dict[str, Any]] = []
 
-    def user(self, message: dict[str, Any], **extra: Any) -> str | None:
+    def user(self, message: Message, **extra: Any) -> str | None:
         """A user or meta message; keys starting with ``_`` are the loop's own and stay out.
         Returns the record's uuid (None without a transcript)."""
         if self.transcript is None:
@@ -83,7 +84,7 @@ class TurnRecorder:
             self.transcript.meta(record_type, **payload)
             self._report_failure()
 
-    def assistant(self, message: dict[str, Any], turn: AssistantTurn, model_name: str) -> None:
+    def assistant(self, message: Message, turn: AssistantTurn, model_name: str) -> None:
         """The assistant message with its id, model, stop reason and usage."""
         if self.transcript is not None:
             record = {
@@ -172,11 +173,10 @@ class TurnRecorder:
 
     def background_tasks(self, ctx: ToolUseContext) -> None:
         """After each batch (not only at exit), so a killed run still names its tasks."""
-        manager = ctx.state.shared.get("background_tasks")
-        records = getattr(manager, "records", None)
-        if self.transcript is None or not callable(records):
+        manager = ctx.state.conversation.background_tasks
+        if self.transcript is None or manager is None:
             return
-        snapshot = records()
+        snapshot = manager.records()
         if snapshot != self._tasks_snapshot:
             self._tasks_snapshot = snapshot
             self.transcript.meta("background-tasks", tasks=snapshot)

@@ -10,11 +10,11 @@ import datetime as _dt
 import platform
 import subprocess
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.customize.memory import load_memory_files, render_memory
 from config.safe_git import safe_git_argv
+from tools.records import datarecord
 
 __all__ = ["Environment", "build_system_prompt", "gather_environment"]
 
@@ -35,7 +35,7 @@ retry the same call; adjust your approach or ask the user.
 - Never invent file contents, command output or test results."""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Environment:
     cwd: Path
     platform: str

@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = ["unique_tool_ids"]
 
+# A message as ``normalize_messages_for_api`` builds it: role and a list of plain block dicts.
 Message = dict[str, Any]
 
 

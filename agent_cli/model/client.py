@@ -16,22 +16,14 @@ from agent_cli.model.config import ModelConfig
 from agent_cli.model.errors import AttemptError, BadStream, ErrorInfo, connection_lost
 from agent_cli.model.key_helper import KeyHelperError
 from agent_cli.model.retry import OVERLOADS_BEFORE_FALLBACK, RetryNotice, RetryPolicy
-from agent_cli.model.stream import (
-    Attempt,
-    BlockCallback,
-    EventCallback,
-    TextCallback,
-    ToolUseCallback,
-    call_back,
-    handle_event,
-)
+from agent_cli.model.stream import Attempt, call_back, handle_event
 from agent_cli.model.thinking import ThinkingChoice, thinking_fields
 from agent_cli.model.transport import Transport, make_transport
-from agent_cli.model.turn import AssistantTurn, ModelError
+from agent_cli.model.turn import AssistantTurn, ModelError, TurnCallbacks, TurnRequest
+from tools.records import datarecord
 
 __all__ = ["AbortLike", "ErrorInfo", "ModelClient", "classify_error", "system_blocks"]
 
-RetryCallback = Callable[[RetryNotice], Any]
 # After message_stop the body normally just ends; a server that keeps it open gets this long.
 _DRAIN_S = 2.0
 
@@ -73,6 +65,16 @@ class _Aborted(Exception):
     pass
 
 
+@datarecord
+class _Tries:
+    """Where one ``stream_turn`` stands in its attempts."""
+
+    fallback: str | None  # the configured fallback model
+    attempt: int = 0
+    overloads: int = 0  # overloaded answers in a row
+    reauthenticated: bool = False
+
+
 class ModelClient:
     """Streams assistant turns. See ``stream_turn`` for the contract with the agent loop."""
 
@@ -100,58 +102,36 @@ class ModelClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def build_params(
-        self,
-        system: str | Sequence[Mapping[str, Any]] | None,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]] = (),
-        *,
-        model: str | None = None,
-        max_tokens: int | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def build_params(self, request: TurnRequest) -> dict[str, Any]:
         """The request body (minus ``stream``); tools pass through as given (with their
         cache breakpoint, set by the registry after the last built-in tool)."""
         params: dict[str, Any] = {
-            "model": model or self.config.model,
-            "max_tokens": max_tokens or self.config.max_tokens,
-            "messages": list(messages),
+            "model": request.model or self.config.model,
+            "max_tokens": request.max_tokens or self.config.max_tokens,
+            "messages": list(request.messages),
         }
-        if blocks := system_blocks(system):
+        if blocks := system_blocks(request.system):
             params["system"] = blocks
-        if tools:
-            params["tools"] = list(tools)
-        params.update(extra or {})
+        if request.tools:
+            params["tools"] = list(request.tools)
+        params.update(request.extra or {})
         return params
 
     async def stream_turn(
         self,
-        system: str | Sequence[Mapping[str, Any]] | None,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]] = (),
+        request: TurnRequest,
+        callbacks: TurnCallbacks | None = None,
         *,
-        on_text: TextCallback | None = None,
-        on_tool_use: ToolUseCallback | None = None,
-        on_retry: RetryCallback | None = None,
         abort: AbortLike | None = None,
-        model: str | None = None,
-        max_tokens: int | None = None,
-        extra: Mapping[str, Any] | None = None,
-        thinking: bool | ThinkingChoice = False,
-        on_block: BlockCallback | None = None,
-        on_event: EventCallback | None = None,
     ) -> AssistantTurn:
-        """Stream one assistant turn (``thinking``: with extended thinking, when configured;
-        a ``ThinkingChoice`` (``/model``) overrides the configured thinking and effort).
-        ``on_block(block)`` gets each thinking or redacted_thinking block as it closes.
-        ``on_event(event)`` gets every raw API stream event as it arrives (stream-json's
-        partial messages; a retried attempt's events are followed by the next attempt's).
+        """Stream one assistant turn (``TurnRequest``), telling ``callbacks`` as it goes.
 
-        ``on_text(delta)`` gets each text delta. ``on_tool_use(id, name, input)`` is called the
-        moment a tool_use block's ``content_block_stop`` arrives, with its complete input, before
-        the message ends — hand the call to the executor and return quickly (the stream waits
-        for the callback). Callbacks may be sync or async. An input that is not valid JSON is
-        handed out (at the message's end) as an ``UnparsedToolInput``, so the model is told.
+        ``on_event`` gets every raw API stream event (a retried attempt's events are followed
+        by the next attempt's). ``on_tool_use(id, name, input)`` is called the moment a
+        tool_use block's ``content_block_stop`` arrives, with its complete input, before the
+        message ends — hand the call to the executor and return quickly (the stream waits for
+        the callback). An input that is not valid JSON is handed out (at the message's end) as
+        an ``UnparsedToolInput``, so the model is told.
 
         Failures and tools (strategy (a): buffer nothing, never run a tool twice):
 
@@ -172,9 +152,40 @@ class ModelClient:
         * ``abort`` fires: the stream is cancelled promptly and an ``aborted=True`` turn is
           returned (tools handed out so far are in it; the loop must answer them).
         """
-        params = self.build_params(
-            system, messages, tools, model=model, max_tokens=max_tokens, extra=extra
-        )
+        calls = callbacks or TurnCallbacks()
+        params = self._request_body(request)
+        tries = _Tries(self.config.fallback_model)
+        while True:
+            tries.attempt += 1
+            state = Attempt(on_block=calls.on_block, on_event=calls.on_event)
+            if abort is not None and abort.aborted:
+                return state.turn(tries.attempt, aborted=True)
+            try:
+                work = self._attempt(params, state, tries.attempt, calls)
+                return await self._until_abort(work, abort)
+            except _Aborted:
+                return state.turn(tries.attempt, aborted=True)
+            except KeyHelperError as exc:
+                raise ModelError(str(exc), attempts=tries.attempt) from exc
+            except Exception as exc:
+                info = classify_error(exc)
+                if info is None:
+                    raise
+                if state.handed_out:  # asking again could run those tools twice
+                    await state.release_unparsed(calls.on_tool_use)
+                    return state.turn(tries.attempt, error=info.reason)
+                if await self._ask_again_now(info, state, params, tries, calls):
+                    continue
+                if not info.retryable or tries.attempt >= self.policy.max_attempts:
+                    raise _gave_up(info, tries.attempt) from exc
+                if not await self._wait_to_retry(info, state, tries.attempt, calls, abort):
+                    return Attempt().turn(tries.attempt, aborted=True, error=info.reason)
+
+    def _request_body(self, request: TurnRequest) -> dict[str, Any]:
+        """``build_params``, with the thinking fields when asked, for the fallback model when
+        the model asked for was replaced after repeated overload."""
+        params = self.build_params(request)
+        thinking = request.thinking
         if thinking and "thinking" not in params:  # adaptive or a budget, and effort, per model
             config = (self.config.thinking_budget, self.config.always_thinking, self.config.effort)
             budget, always, effort = (
@@ -189,84 +200,76 @@ class ModelClient:
                     effort=effort,
                 )
             )
-        fallback = self.config.fallback_model
         if params["model"] in self.fallen_back:
             params["model"] = self.fallen_back[params["model"]]
-        attempt = 0
-        overloads = 0
-        reauthenticated = False
-        while True:
-            attempt += 1
-            state = Attempt(on_block=on_block, on_event=on_event)
-            if abort is not None and abort.aborted:
-                return state.turn(attempt, aborted=True)
-            try:
-                return await self._until_abort(
-                    self._attempt(params, state, attempt, on_text, on_tool_use), abort
-                )
-            except _Aborted:
-                return state.turn(attempt, aborted=True)
-            except KeyHelperError as exc:
-                raise ModelError(str(exc), attempts=attempt) from exc
-            except Exception as exc:
-                info = classify_error(exc)
-                if info is None:
-                    raise
-                if state.handed_out:
-                    await state.release_unparsed(on_tool_use)
-                    return state.turn(attempt, error=info.reason)
-                if info.status == 401 and not reauthenticated:
-                    reauthenticated = await self.transport.reauthenticate()
-                    if reauthenticated:  # a fresh key from the helper, at once
-                        notice = RetryNotice(attempt, 0.0, info.reason, **self._where(info))
-                        await call_back(on_retry, notice)
-                        continue
-                overloads = overloads + 1 if _overloaded(info) else 0
-                if (
-                    fallback
-                    and overloads >= OVERLOADS_BEFORE_FALLBACK
-                    and params["model"] != fallback
-                ):
-                    original, params["model"] = params["model"], fallback
-                    self.fallen_back[original] = fallback
-                    reason = (
-                        f"{original} is overloaded ({overloads} overloaded answers in a row); "
-                        f"switching to the fallback model {fallback}"
-                    )
-                    notice = RetryNotice(
-                        attempt,
-                        0.0,
-                        reason,
-                        state.text_sent,
-                        fallback_model=fallback,
-                        **self._where(info),
-                    )
-                    await call_back(on_retry, notice)
-                    attempt = overloads = 0
-                    continue
-                if not info.retryable or attempt >= self.policy.max_attempts:
-                    raise ModelError(
-                        info.message or info.reason,
-                        status=info.status,
-                        error_type=info.error_type,
-                        request_id=info.request_id,
-                        retryable=info.retryable,
-                        attempts=attempt,
-                    ) from exc
-                delay = self.policy.delay(attempt, info.retry_after)
-                notice = RetryNotice(
-                    attempt,
-                    delay,
-                    info.reason,
-                    state.text_sent,
-                    tuple(state.handed_out),
-                    **self._where(info),
-                )
-                await call_back(on_retry, notice)
-                try:
-                    await self._until_abort(self._sleep(delay), abort)
-                except _Aborted:
-                    return Attempt().turn(attempt, aborted=True, error=info.reason)
+        return params
+
+    async def _ask_again_now(
+        self,
+        info: ErrorInfo,
+        state: Attempt,
+        params: dict[str, Any],
+        tries: _Tries,
+        calls: TurnCallbacks,
+    ) -> bool:
+        """True when the request is to go again at once, without waiting: a 401 the key
+        helper answered with a fresh key, or repeated overload with a fallback model to take."""
+        if info.status == 401 and not tries.reauthenticated:
+            tries.reauthenticated = await self.transport.reauthenticate()
+            if tries.reauthenticated:  # a fresh key from the helper, at once
+                notice = RetryNotice(tries.attempt, 0.0, info.reason, **self._where(info))
+                await call_back(calls.on_retry, notice)
+                return True
+        tries.overloads = tries.overloads + 1 if _overloaded(info) else 0
+        fallback = tries.fallback
+        if not (
+            fallback
+            and tries.overloads >= OVERLOADS_BEFORE_FALLBACK
+            and params["model"] != fallback
+        ):
+            return False
+        original, params["model"] = params["model"], fallback
+        self.fallen_back[original] = fallback
+        reason = (
+            f"{original} is overloaded ({tries.overloads} overloaded answers in a row); "
+            f"switching to the fallback model {fallback}"
+        )
+        notice = RetryNotice(
+            tries.attempt,
+            0.0,
+            reason,
+            state.text_sent,
+            fallback_model=fallback,
+            **self._where(info),
+        )
+        await call_back(calls.on_retry, notice)
+        tries.attempt = tries.overloads = 0
+        return True
+
+    async def _wait_to_retry(
+        self,
+        info: ErrorInfo,
+        state: Attempt,
+        attempt: int,
+        calls: TurnCallbacks,
+        abort: AbortLike | None,
+    ) -> bool:
+        """Tell ``on_retry``, then wait out the backoff; False when ``abort`` fired meanwhile."""
+        delay = self.policy.delay(attempt, info.retry_after)
+        notice = RetryNotice(
+            attempt,
+            delay,
+            info.reason,
+            state.text_sent,
+            tuple(state.handed_out),
+            **self._where(info),
+        )
+        await call_back(calls.on_retry, notice)
+        try:
+            await self._until_abort(self._sleep(delay), abort)
+        except _Aborted:
+            return False
+        return True
 
     @property
     def endpoint(self) -> str:
@@ -307,19 +310,14 @@ class ModelClient:
         return task.result()
 
     async def _attempt(
-        self,
-        params: dict[str, Any],
-        state: Attempt,
-        attempt: int,
-        on_text: TextCallback | None,
-        on_tool_use: ToolUseCallback | None,
+        self, params: dict[str, Any], state: Attempt, attempt: int, calls: TurnCallbacks
     ) -> AssistantTurn:
         async with self.transport.stream(params, state.warnings.append) as events:
             state.request_id = getattr(events, "request_id", None)
             async for event in events:
                 if state.on_event is not None:
                     state.on_event(event)
-                await handle_event(event, state, on_text, on_tool_use)
+                await handle_event(event, state, calls.on_text, calls.on_tool_use)
                 if state.stopped:
                     break
             if state.stopped:
@@ -329,8 +327,20 @@ class ModelClient:
             # have been cut off anywhere (a proxy timing out, a dropped connection).
             what = "after message_start" if state.started else "before message_start"
             raise AttemptError(connection_lost(f"the stream ended {what} without message_stop"))
-        await state.release_unparsed(on_tool_use)
+        await state.release_unparsed(calls.on_tool_use)
         return state.turn(attempt)
+
+
+def _gave_up(info: ErrorInfo, attempts: int) -> ModelError:
+    """The error for a failure no retry may fix, or the last of the attempts."""
+    return ModelError(
+        info.message or info.reason,
+        status=info.status,
+        error_type=info.error_type,
+        request_id=info.request_id,
+        retryable=info.retryable,
+        attempts=attempts,
+    )
 
 
 def _overloaded(info: ErrorInfo) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from agent_cli.model.endpoint import (
     DEFAULT_STREAM_IDLE_TIMEOUT_S,
@@ -24,6 +24,7 @@ from agent_cli.model.names import DEFAULT_MODEL, MODEL_ALIASES, resolve_model
 from agent_cli.model.proxy import proxy_for
 from agent_cli.model.retry import DEFAULT_MAX_RETRIES
 from agent_cli.model.thinking import budget_of
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -52,7 +53,7 @@ class MissingApiKey(Exception):
         )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ModelConfig:
     """Everything the client needs to reach the model.
 
@@ -102,12 +103,11 @@ class ModelConfig:
         cli_model: str | None = None,
         settings_model: str | None = None,
         settings_base_url: str | None = None,
-        max_tokens: int | None = None,
-        timeout: float | None = None,
         env: Mapping[str, str] | None = None,
         api_key_helper: str | None = None,
     ) -> ModelConfig:
-        """Resolve from explicit values (a flag, settings) and ``env`` (default ``os.environ``).
+        """Resolve from explicit values (a flag, settings) and ``env`` (default ``os.environ``);
+        ``max_tokens`` and ``timeout`` keep their defaults (``dataclasses.replace`` sets them).
 
         Provider: ``CLAUDE_CODE_USE_BEDROCK`` / ``_VERTEX`` (see ``agent_cli.model.endpoint``).
         Key: ``api_key`` > ``ANTHROPIC_API_KEY``; token: ``ANTHROPIC_AUTH_TOKEN``; the settings'
@@ -131,8 +131,6 @@ class ModelConfig:
             api_key=key or None,
             model=resolve_model(cli_model, settings_model, env),
             base_url=url or None,
-            max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
-            timeout=timeout or DEFAULT_TIMEOUT,
             auth_token=token or None,
             key_helper=helper,
             headers=custom_headers(env),

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
+
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_HELPER_TIMEOUT_S",
@@ -55,7 +56,7 @@ class ModelConfigError(ValueError):
     """The model settings cannot be used as they are; the message says which and why."""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class KeyHelperConfig:
     """``apiKeyHelper``: a shell command whose standard output is the API key."""
 
@@ -65,7 +66,7 @@ class KeyHelperConfig:
     env: tuple[tuple[str, str], ...] | None = None  # the helper's environment; None: ours
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CloudConfig:
     """A cloud provider's endpoint, served through the anthropic SDK's client for it."""
 

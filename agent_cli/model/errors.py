@@ -9,9 +9,9 @@ whether to retry, hand back a partial turn or give up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from agent_cli.model.retry import parse_retry_after
+from tools.records import datarecord
 
 __all__ = [
     "RETRYABLE_IN_STREAM",
@@ -39,7 +39,7 @@ STATUS_LABELS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ErrorInfo:
     """A failure of one attempt, classified."""
 

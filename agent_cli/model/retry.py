@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -56,7 +57,7 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
     return max(0.0, email.utils.mktime_tz(parsed) - (time.time() if now is None else now))
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RetryPolicy:
     """Bounded exponential backoff with jitter.
 
@@ -86,7 +87,7 @@ class RetryPolicy:
         return max(0.0, backoff * (1 - self.jitter * rand()))
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RetryNotice:
     """Told to ``on_retry`` before the client waits and asks again.
 

@@ -30,7 +30,7 @@ from agent_cli.model.errors import (
     in_stream_error,
     status_error,
 )
-from agent_cli.model.transport import Warn
+from agent_cli.model.warn import Warn
 
 __all__ = ["SdkTransport", "classify_sdk_error", "make_sdk_client"]
 

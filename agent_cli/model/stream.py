@@ -12,12 +12,13 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agent_cli.model.errors import AttemptError, BadStream, in_stream_error
 from agent_cli.model.turn import AssistantTurn
 from agent_cli.model.usage import Usage
+from tools.records import datarecord
 
 __all__ = [
     "Attempt",
@@ -75,7 +76,7 @@ async def call_back(fn: Callable[..., Any] | None, *args: Any) -> None:
         await result
 
 
-@dataclass
+@datarecord
 class _Open:
     """A content block still streaming."""
 
@@ -87,7 +88,7 @@ class _Open:
     citations: list[Any] = field(default_factory=list)
 
 
-@dataclass
+@datarecord
 class Attempt:
     """What one attempt has received so far."""
 
@@ -188,48 +189,62 @@ async def handle_event(
     kind = event.get("type")
     if kind == "error":
         raise AttemptError(in_stream_error(event))
-    if kind == "ping":
-        return
     if kind == "message_start":
-        if state.started:
-            raise BadStream("a second message_start")
-        message = _object(event.get("message"), "message_start's message")
-        state.started = True
-        state.message_id = str(message.get("id") or "") or None
-        state.model = str(message.get("model") or "")
-        _merge_usage(state, message.get("usage"))
+        _message_start(event, state)
         return
     if kind not in _MESSAGE_EVENTS:
-        return
+        return  # a ping, or a type the API added
     if not state.started:
         raise BadStream(f"{kind} before message_start")
-    if kind == "content_block_start":
-        index = _index(event)
-        if index in state.open or index in state.blocks or index in state.truncated:
-            raise BadStream(f"block {index} started twice")
-        block = dict(_object(event.get("content_block"), "content_block_start's content_block"))
-        _str(block.get("type"), "content_block.type")
-        if block["type"] == "tool_use":
-            _str(block.get("id"), "tool_use id")
-            _str(block.get("name"), "tool_use name")
-        state.open[index] = _Open(block, text=str(block.get("text") or ""))
-    elif kind == "content_block_delta":
+    if kind == "content_block_delta":
         await _delta(event, state, on_text)
+    elif kind == "content_block_start":
+        _block_start(event, state)
     elif kind == "content_block_stop":
         await _stop(_index(event), state, on_tool_use)
     elif kind == "message_delta":
-        delta = event.get("delta")
-        if isinstance(delta, Mapping) and delta.get("stop_reason") is not None:
-            state.stop_reason = str(delta["stop_reason"])
-        _merge_usage(state, event.get("usage"))
-    elif kind == "message_stop":
-        if state.open:
-            state.warnings.append(
-                f"the model's message ended with {len(state.open)} unfinished block(s); "
-                "they were dropped"
-            )
-            state.open.clear()
-        state.stopped = True
+        _message_delta(event, state)
+    else:
+        _message_stop(state)
+
+
+def _message_start(event: Mapping[str, Any], state: Attempt) -> None:
+    if state.started:
+        raise BadStream("a second message_start")
+    message = _object(event.get("message"), "message_start's message")
+    state.started = True
+    state.message_id = str(message.get("id") or "") or None
+    state.model = str(message.get("model") or "")
+    _merge_usage(state, message.get("usage"))
+
+
+def _block_start(event: Mapping[str, Any], state: Attempt) -> None:
+    index = _index(event)
+    if index in state.open or index in state.blocks or index in state.truncated:
+        raise BadStream(f"block {index} started twice")
+    block = dict(_object(event.get("content_block"), "content_block_start's content_block"))
+    _str(block.get("type"), "content_block.type")
+    if block["type"] == "tool_use":
+        _str(block.get("id"), "tool_use id")
+        _str(block.get("name"), "tool_use name")
+    state.open[index] = _Open(block, text=str(block.get("text") or ""))
+
+
+def _message_delta(event: Mapping[str, Any], state: Attempt) -> None:
+    delta = event.get("delta")
+    if isinstance(delta, Mapping) and delta.get("stop_reason") is not None:
+        state.stop_reason = str(delta["stop_reason"])
+    _merge_usage(state, event.get("usage"))
+
+
+def _message_stop(state: Attempt) -> None:
+    if state.open:
+        state.warnings.append(
+            f"the model's message ended with {len(state.open)} unfinished block(s); "
+            "they were dropped"
+        )
+        state.open.clear()
+    state.stopped = True
 
 
 async def _delta(event: Mapping[str, Any], state: Attempt, on_text: TextCallback | None) -> None:

@@ -13,8 +13,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
+
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -67,7 +68,7 @@ def has_effort(model: str) -> bool:
     return _has(model, _EFFORT)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ThinkingChoice:
     """What ``/model`` chose for the session, over ``MAX_THINKING_TOKENS`` and the settings.
 

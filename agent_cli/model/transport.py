@@ -1,26 +1,27 @@
 """The seam between the client (retries, the turn) and the wire: one ``Transport``, two kinds.
 
 * ``HttpTransport`` (``agent_cli.model.http_transport``): the first-party Messages API and
-  compatible endpoints, on httpx + httpx-sse. It never imports the anthropic SDK, which costs
+  compatible endpoints, on httpcore (never httpx). It never imports the anthropic SDK, which costs
   more start-up time (~1 s) than a whole short print-mode run.
 * ``SdkTransport`` (``agent_cli.model.sdk_transport``): Bedrock and Vertex, through the SDK's
   clients for them (request signing, AWS event streams); imported only when one is configured.
 
-Chosen once, at start, from ``ModelConfig.cloud``. Either one yields the API's stream events as
-plain dicts and raises ``AttemptError`` for every failure, classified the same way.
+Chosen once, at start, from ``ModelConfig.cloud`` (``make_transport``, which imports the one it
+picks). Either one yields the API's stream events as plain dicts and raises ``AttemptError`` for
+every failure, classified the same way; what they skip but survive goes to ``warn``
+(``agent_cli.model.warn``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from agent_cli.model.config import ModelConfig
+from agent_cli.model.warn import Warn
 
-__all__ = ["Transport", "Warn", "make_transport"]
-
-Warn = Callable[[str], None]
+__all__ = ["Transport", "make_transport"]
 
 
 class Transport(Protocol):

@@ -1,16 +1,62 @@
-"""What one model call returns, and the one error it raises. No SDK import."""
+"""One model call: what it asks (``TurnRequest``), who is told as it streams
+(``TurnCallbacks``), what it returns (``AssistantTurn``) and the one error it raises. No SDK
+import."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_cli.model.usage import Usage
+from tools.records import datarecord
 
-__all__ = ["AssistantTurn", "ModelError"]
+if TYPE_CHECKING:
+    from agent_cli.model.retry import RetryNotice
+    from agent_cli.model.stream import BlockCallback, EventCallback, TextCallback, ToolUseCallback
+    from agent_cli.model.thinking import ThinkingChoice
+    from tools.messages import ContentBlock, Message
+
+__all__ = ["AssistantTurn", "ModelError", "TurnCallbacks", "TurnRequest"]
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
+class TurnRequest:
+    """What one assistant turn asks the model (``ModelClient.stream_turn``).
+
+    ``model``/``max_tokens``: the configured ones when None; ``extra``: more body fields, over
+    the built ones. ``thinking``: with extended thinking, when configured; a ``ThinkingChoice``
+    (``/model``) overrides the configured thinking and effort.
+    """
+
+    system: str | Sequence[Mapping[str, Any]] | None
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[Mapping[str, Any]] = ()
+    model: str | None = None
+    max_tokens: int | None = None
+    extra: Mapping[str, Any] | None = None
+    thinking: bool | ThinkingChoice = False
+
+
+@datarecord(frozen=True)
+class TurnCallbacks:
+    """Who is told what while a turn streams; each may be sync or async, or None.
+
+    ``on_text(delta)``: each text delta. ``on_tool_use(id, name, input)``: each complete tool
+    call, as its block closes. ``on_retry(RetryNotice)``: a failed attempt that will be tried
+    again. ``on_block(block)``: each thinking or redacted_thinking block as it closes.
+    ``on_event(event)``: every raw API stream event as it arrives (stream-json's partial
+    messages).
+    """
+
+    on_text: TextCallback | None = None
+    on_tool_use: ToolUseCallback | None = None
+    on_retry: Callable[[RetryNotice], Any] | None = None
+    on_block: BlockCallback | None = None
+    on_event: EventCallback | None = None
+
+
+@datarecord(frozen=True)
 class AssistantTurn:
     """The assistant's answer as plain data, ready to append to the conversation.
 
@@ -43,9 +89,9 @@ class AssistantTurn:
     def text(self) -> str:
         return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
 
-    def to_message(self) -> dict[str, Any]:
-        """The assistant message for the next request."""
-        return {"role": "assistant", "content": list(self.content)}
+    def to_message(self) -> Message:
+        """The assistant message for the next request (its blocks as the API sent them)."""
+        return {"role": "assistant", "content": cast("list[ContentBlock]", list(self.content))}
 
 
 class ModelError(Exception):

@@ -8,13 +8,15 @@ so the UI can say "cost unknown" instead of showing a wrong number.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tools.records import datarecord
 
 __all__ = ["PRICES", "CostEstimate", "Price", "SessionUsage", "Usage", "cost_usd", "estimate_cost"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Usage:
     """Tokens of one or more turns. ``input`` excludes cached tokens, as the API reports it."""
 
@@ -52,7 +54,7 @@ class Usage:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Price:
     """USD per million tokens."""
 
@@ -83,7 +85,7 @@ def price_for(model: str) -> Price | None:
     return PRICES[max(matches, key=len)] if matches else None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CostEstimate:
     usd: float
     priced: bool  # False: the model is not in the table and usd is 0
@@ -108,7 +110,7 @@ def cost_usd(model: str, usage: Usage) -> float:
     return estimate_cost(model, usage).usd
 
 
-@dataclass
+@datarecord
 class SessionUsage:
     """Usage and estimated cost accumulated over a session's turns (possibly several models)."""
 

@@ -1,9 +1,10 @@
-"""The context half of ``SessionPort``: ``/compact``, ``/context`` and ``/rewind``.
+"""The context part of the session: ``/compact``, ``/context`` and ``/rewind``.
 
-``SessionContextOps`` is a mixin of ``AgentSession``, like ``SessionAdmin``. Compaction itself is
-the loop's (``agent_cli.loop.compaction``); checkpoints are ``agent_cli.loop.checkpoints``:
-``wire_checkpoints`` gives a session a store (at start, after ``/clear`` and ``/resume``), filled
-from the transcript when resuming.
+``ContextOps`` is the part of ``AgentSession`` behind them; it holds the session's loop (its
+conversation, context and checkpoints; the rewind record goes to its transcript). Compaction
+itself is the loop's (``agent_cli.loop.compaction``); checkpoints are
+``agent_cli.loop.checkpoints``: ``wire_checkpoints`` gives a session a store (at start, after
+``/clear`` and ``/resume``), filled from the transcript when resuming.
 
 A rewind to a prompt restores the conversation (everything from that prompt on goes; a
 ``system`` ``rewind`` record tells a later resume the same), the files (each back to its state
@@ -14,33 +15,33 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.loop.checkpoints import BLOB_DIR, CheckpointStore, FileChange
 from agent_cli.loop.context_policy import ContextPolicy
-from agent_cli.loop.context_usage import ContextUsage, context_usage
 from agent_cli.loop.events import AgentEvent
 from agent_cli.loop.messages import text_of
-from tools.pipeline.file_watch import FILE_WATCH_KEY
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from agent_cli.loop.agent_loop import AgentLoop
+    from agent_cli.loop.context_usage import ContextUsage
     from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter
+    from tools.messages import Message
 
 __all__ = [
+    "ContextOps",
     "RewindPoint",
     "RewindPreview",
     "RewindResult",
-    "SessionContextOps",
     "context_policy",
     "wire_checkpoints",
     "wire_context",
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RewindPoint:
     """A prompt of the conversation ``/rewind`` can return to."""
 
@@ -49,7 +50,7 @@ class RewindPoint:
     index: int  # of the prompt in the conversation
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RewindPreview:
     """What a rewind to one prompt would change, before it happens."""
 
@@ -58,7 +59,7 @@ class RewindPreview:
     files: tuple[FileChange, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RewindResult:
     prompt: str  # the prompt's text (the TUI puts it back in the input)
     messages_removed: int
@@ -103,18 +104,18 @@ def wire_checkpoints(
         store.load(reader.checkpoint_order, reader.file_history)
         _restore_compacted_todos(loop, reader)
     loop.checkpoints = store
-    loop.ctx.state.shared[FILE_WATCH_KEY] = store
+    loop.ctx.state.conversation.file_watch = store
     return store
 
 
 def _restore_compacted_todos(loop: AgentLoop, reader: TranscriptReader) -> None:
     """A compacted conversation has no TodoWrite call left to restore the list from; the
     compaction recorded the list instead."""
-    from tools.builtin.todo import OWNER_KEY, STATE_KEY, todos_from_messages
+    from tools.builtin.todo import todos_from_messages
 
     if reader.todos and todos_from_messages(loop.messages) is None:
-        loop.ctx.state.shared[STATE_KEY] = [dict(t) for t in reader.todos]
-        loop.ctx.state.shared[OWNER_KEY] = None
+        loop.ctx.state.conversation.todos = [dict(t) for t in reader.todos]
+        loop.ctx.state.conversation.todos_owner = None
 
 
 def wire_context(session: Any, settings: Any, reader: TranscriptReader | None) -> None:
@@ -126,19 +127,22 @@ def wire_context(session: Any, settings: Any, reader: TranscriptReader | None) -
     wire_checkpoints(session.loop, session.transcript, reader)
 
 
-class SessionContextOps:
-    """``/compact``, ``/context`` and ``/rewind`` over ``self.loop``."""
+class ContextOps:
+    """``/compact``, ``/context`` and ``/rewind`` over ``loop``."""
 
-    loop: AgentLoop
-    model: str
-    transcript: TranscriptWriter | None
+    def __init__(self, loop: AgentLoop) -> None:
+        self._loop = loop
 
     def compact(self, instructions: str = "") -> AsyncIterator[AgentEvent]:
         """``/compact [instructions]``: the loop's compaction, as events (Esc: ``abort``)."""
-        return self.loop.compact(instructions)
+        return self._loop.compact(instructions)
 
     def context_usage(self) -> ContextUsage:
-        loop = self.loop
+        """``/context``: what fills the context window (``agent_cli.loop.context_usage``,
+        imported on first use: a session that never asks does not load it)."""
+        from agent_cli.loop.context_usage import context_usage
+
+        loop = self._loop
         return context_usage(
             model=loop.model_name,
             policy=loop.compaction.policy,
@@ -150,27 +154,27 @@ class SessionContextOps:
             measured=loop.compaction.meter.measured,
         )
 
-    def conversation_messages(self) -> list[dict[str, Any]]:
+    def conversation_messages(self) -> list[Message]:
         """The conversation as it stands (the TUI redraws it after a rewind)."""
-        return list(self.loop.messages)
+        return list(self._loop.messages)
 
     def rewind_points(self) -> list[RewindPoint]:
         """The prompts of the conversation, oldest first."""
         return [
             RewindPoint(str(m["_uuid"]), text_of(m) or str(m.get("content", "")), i)
-            for i, m in enumerate(self.loop.messages)
+            for i, m in enumerate(self._loop.messages)
             if m.get("role") == "user" and m.get("_uuid")
         ]
 
     def rewind_preview(self, message_id: str) -> RewindPreview:
         index = self._prompt_index(message_id)
-        store = self.loop.checkpoints
+        store = self._loop.checkpoints
         files = tuple(store.plan(message_id)) if store is not None else ()
-        return RewindPreview(message_id, len(self.loop.messages) - index, files)
+        return RewindPreview(message_id, len(self._loop.messages) - index, files)
 
     def rewind(self, message_id: str, *, conversation: bool, files: bool) -> RewindResult:
         """Return to before the prompt ``message_id``: its conversation, its files, or both."""
-        loop = self.loop
+        loop = self._loop
         index = self._prompt_index(message_id)
         prompt = text_of(loop.messages[index]) or str(loop.messages[index].get("content", ""))
         changes: tuple[FileChange, ...] = ()
@@ -187,14 +191,14 @@ class SessionContextOps:
 
             removed = len(loop.messages) - index
             del loop.messages[index:]
-            if self.transcript is not None:
-                self.transcript.system("rewind", "Conversation rewound", rewindTo=message_id)
+            if loop.transcript is not None:
+                loop.transcript.system("rewind", "Conversation rewound", rewindTo=message_id)
             loop.compaction.meter.reset()
-            restore_todos(loop.ctx.state.shared, loop.messages)
+            restore_todos(loop.ctx.state.conversation, loop.messages)
         return RewindResult(prompt, removed, changes, tuple(errors))
 
     def _prompt_index(self, message_id: str) -> int:
-        for i, m in enumerate(self.loop.messages):
+        for i, m in enumerate(self._loop.messages):
             if m.get("_uuid") == message_id:
                 return i
         raise ValueError(f"no prompt {message_id!r} in this conversation")

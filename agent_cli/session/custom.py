@@ -1,7 +1,7 @@
 """A session's customizations: custom commands and skills, path-scoped rules, ``/init``.
 
 Wiring (from ``build``): the Skill tool's catalog and the Read tool's file-context provider go
-in ``ctx.options.extra``; the skills the model may load are listed in the frozen system prompt;
+in ``ctx.options.services``; the skills the model may load are listed in the frozen system prompt;
 the Skill tool is dropped from the pool when there is nothing to load.
 
 A turn whose prompt is ``/name args`` for a custom command, a skill or ``/init`` runs as
@@ -63,17 +63,14 @@ def pool_for_commands(pool: Sequence[Tool[Any]], commands: CommandSet) -> list[T
 
 def wire_customizations(session: AgentSession, commands: CommandSet, project_dir: Path) -> None:
     """Catalog, file-context provider and the prompt's skill listing (module docstring)."""
-    from tools.builtin.skill import SKILLS_KEY
-    from tools.file_context import FILE_CONTEXT_KEY
-
     session.commands = commands
-    extra = session.ctx.options.extra
-    extra[SKILLS_KEY] = CommandCatalog(
+    services = session.ctx.options.services
+    services.skills = CommandCatalog(
         commands, project_dir=project_dir, session_id=lambda: session.session_id
     )
     sources = session.options.setting_sources
     rules, _ = load_rules(session.cwd, sources=sources)  # warnings came with the memory files
-    extra[FILE_CONTEXT_KEY] = PathRules(rules)
+    services.file_context = PathRules(rules)
     listing = listing_for_prompt(commands)
     if listing and any(t.name == "Skill" for t in session.ctx.options.tools):
         session.loop.system_prompt += "\n\n" + listing
@@ -135,7 +132,7 @@ def _turn_rules(session: AgentSession, command: PromptCommand) -> list[Permissio
         rules.append(
             make_rule(f"Read({spec})", RuleBehavior.ALLOW, RuleSource.SESSION, session.cwd)
         )
-    if command.kind == "builtin" and getattr(session, "_handler", None) is not None:
+    if command.kind == "builtin" and session.approvals.attached:
         # /init: the user approves the file with its diff, whatever the mode.
         spec = f"/{command.path}".replace("///", "//")
         rules.append(make_rule(f"Edit({spec})", RuleBehavior.ASK, RuleSource.COMMAND, session.cwd))
@@ -145,11 +142,9 @@ def _turn_rules(session: AgentSession, command: PromptCommand) -> list[Permissio
 def _turn_model(session: AgentSession, command: PromptCommand) -> str | None:
     if not command.model or command.model == "inherit":
         return None
-    from agent_cli.model.names import expand_alias
-
     try:
         # aliases remapped by the session environment, like every other model choice
-        return expand_alias(command.model, session.ctx.options.environ)
+        return session.models.resolve(command.model)
     except ValueError as exc:
         session.warnings.append(f"/{command.name}: model {command.model!r} not used: {exc}")
         return None
@@ -164,7 +159,7 @@ def _keep_approvals(session: AgentSession, outcomes: Sequence[CallOutcome]) -> l
     for outcome in outcomes:
         if outcome.rules_to_persist:
             session.loop.ctx = session_rules_modifier(outcome.rules_to_persist)(session.loop.ctx)
-            notes += session._persist_always_rules(outcome.rules_to_persist)
+            notes += session.permissions.persist_always(outcome.rules_to_persist)
     return notes
 
 
@@ -237,7 +232,7 @@ async def _command_turn(
     prompt: str,
     images: Sequence[dict[str, Any]],
 ) -> AsyncIterator[AgentEvent]:
-    from agent_cli.customize.expand import command_header, expand_command
+    from agent_cli.customize.expand import expand_command
     from config import find_project_root
 
     if command.allowed_tools and not command.trusted:
@@ -263,35 +258,38 @@ async def _command_turn(
         session.expansion_abort = None
     for event in events:
         yield event
-    for note in [*_keep_approvals(session, expansion.outcomes), *expansion.notes]:
+    approvals = _keep_approvals(session, expansion.outcomes)
+    for note in [*approvals, *expansion.notes, *session.take_warnings()]:
         yield Notice(note, "warning")
-    for warning in session.warnings:
-        yield Notice(warning, "warning")
-    session.warnings = []
     if signal.aborted:
-        for event in _failed(f"/{command.name} was interrupted before it was sent", "aborted"):
-            yield event
+        failed = _failed(f"/{command.name} was interrupted before it was sent", "aborted")
+    else:
+        failed = [] if expansion.error is None else _failed(expansion.error)
+    for event in failed:
+        yield event
+    if failed:
         return
-    if expansion.error is not None:
-        for event in _failed(expansion.error):
+    content = _command_content(command, args, expansion.text, images)
+    with session.models.for_turn(model):
+        async for event in session.loop.run_turn(prompt, content=content):
             yield event
-        return
-    body = expansion.text
+
+
+def _command_content(
+    command: PromptCommand, args: str, text: str, images: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """What the model gets for a command: Claude Code's ``<command-name>`` header, then the
+    expanded body (a skill's under the line naming its directory), then the pasted images."""
+    from agent_cli.customize.expand import command_header
+
+    body = text
     if command.skill_dir is not None:
         body = f"Base directory for this skill: {command.skill_dir}\n\n{body}"
-    content = [
+    return [
         {"type": "text", "text": command_header(command.name, args)},
         {"type": "text", "text": body},
         *images,
     ]
-    before = session.loop.model_name
-    if model is not None:
-        session.loop.model_name = model
-    try:
-        async for event in session.loop.run_turn(prompt, content=content):
-            yield event
-    finally:
-        session.loop.model_name = before
 
 
 async def run_prompt(
@@ -305,7 +303,7 @@ async def run_prompt(
         if found is None and parsed is not None and parsed[0].startswith("mcp__"):
             # ``/mcp__server__prompt args``: the server's prompt is the turn.
             try:
-                prompt = await session.mcp_prompt(parsed[0], parsed[1])
+                prompt = await session.mcp.prompt(parsed[0], parsed[1])
             except KeyError:
                 pass  # no such MCP prompt: the text goes to the model as typed
             except Exception as exc:

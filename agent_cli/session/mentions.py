@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,14 @@ from agent_cli.customize.mention_refs import (
 )
 from agent_cli.session.attachment_text import CALLED, RESULT
 from tools.pipeline.types import CallOutcome
+from tools.records import datarecord
 
 __all__ = ["Attachments", "attach_mentions"]
 
 _ERROR_TAGS = re.compile(r"</?tool_use_error>")
 
 
-@dataclass
+@datarecord
 class Attachments:
     """``content``: the user message's blocks (None when nothing was attached or noted);
     ``shown``: one line per attached file for the transcript; ``notes``: warnings."""

@@ -7,6 +7,10 @@ permission handler; print mode has none) when no new turn started within
 ``NERVE_IDLE_NOTIFICATION_S`` seconds (default 60, Claude Code's threshold). Notification hooks
 cannot block; what they report (a crash, a timeout, ``systemMessage``) is returned as lines for
 the UI (``idle_prompt``'s join the session's warnings, shown with the next turn).
+
+``Notifications`` is the part of ``AgentSession`` that fires them: it reads the hooks and the
+mode from the loop's live context, and whether a UI is attached from the session's
+``Approvals``.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tools.context import ToolUseContext
+    from agent_cli.loop.agent_loop import AgentLoop
+    from agent_cli.session.permission_admin import Approvals
 
 __all__ = [
     "DEFAULT_IDLE_S",
@@ -25,7 +30,7 @@ __all__ = [
     "IDLE_MESSAGE",
     "IDLE_PROMPT",
     "PERMISSION_PROMPT",
-    "SessionNotifications",
+    "Notifications",
     "idle_delay",
     "permission_message",
 ]
@@ -52,29 +57,28 @@ def idle_delay(environ: Mapping[str, str] | None = None) -> float:
     return value if value > 0 else DEFAULT_IDLE_S
 
 
-class SessionNotifications:
-    """The session side of ``SessionPort.notification`` (mixed into ``AgentSession``)."""
+class Notifications:
+    """The Notification hooks of ``loop``'s session; ``idle_prompt``'s lines go to ``warnings``
+    (the session's list, shown with the next turn)."""
 
-    _handler: Any
-    warnings: list[str]
-    _idle_task: asyncio.Task[None] | None = None
+    def __init__(self, loop: AgentLoop, approvals: Approvals, warnings: list[str]) -> None:
+        self._loop = loop
+        self._approvals = approvals
+        self._warnings = warnings
+        self._idle_task: asyncio.Task[None] | None = None
 
-    if TYPE_CHECKING:
-
-        @property
-        def ctx(self) -> ToolUseContext: ...
-
-    async def notification(
+    async def notify(
         self, notification_type: str, message: str, title: str | None = "Nerve"
     ) -> list[str]:
         """Run the Notification hooks matching ``notification_type``; their messages."""
-        hooks = self.ctx.hooks
+        ctx = self._loop.ctx
+        hooks = ctx.hooks
         if hooks is None or not hooks.has_hooks("Notification"):
             return []
         payload: dict[str, object] = {
             "message": message,
             "notification_type": notification_type,
-            "permission_mode": self.ctx.permissions.mode.value,
+            "permission_mode": ctx.permissions.mode.value,
         }
         if title:
             payload["title"] = title
@@ -84,15 +88,15 @@ class SessionNotifications:
             return [f"Notification hook error: {type(exc).__name__}: {exc}"]
         return list(outcome.system_messages)
 
-    def arm_idle_notification(self) -> None:
+    def arm_idle(self) -> None:
         """A turn ended: count down to ``idle_prompt`` (only with a UI attached and hooks)."""
-        self.disarm_idle_notification()
-        hooks = self.ctx.hooks
-        if self._handler is None or hooks is None or not hooks.has_hooks("Notification"):
+        self.disarm_idle()
+        hooks = self._loop.ctx.hooks
+        if not self._approvals.attached or hooks is None or not hooks.has_hooks("Notification"):
             return
         self._idle_task = asyncio.get_running_loop().create_task(self._idle_after(idle_delay()))
 
-    def disarm_idle_notification(self) -> None:
+    def disarm_idle(self) -> None:
         """A turn starts or the session closes: no ``idle_prompt`` for the last wait."""
         if self._idle_task is not None:
             self._idle_task.cancel()
@@ -101,4 +105,4 @@ class SessionNotifications:
     async def _idle_after(self, delay_s: float) -> None:
         await asyncio.sleep(delay_s)
         self._idle_task = None  # fired: the next turn's end arms a new one
-        self.warnings += await self.notification(IDLE_PROMPT, IDLE_MESSAGE)
+        self._warnings.extend(await self.notify(IDLE_PROMPT, IDLE_MESSAGE))

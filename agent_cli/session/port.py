@@ -7,12 +7,14 @@ The UI drives a session only through this protocol and renders the events it yie
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tools.records import datarecord
+
 if TYPE_CHECKING:  # the event classes cost ~10 ms the TUI's first frame does not need
     from agent_cli.loop.events import AgentEvent
+    from tools.messages import Message
 
 __all__ = [
     "BackgroundTaskView",
@@ -30,14 +32,14 @@ PermissionHandler = Callable[[Any], Awaitable[Any]]
 QuestionHandler = Callable[[Any], Awaitable[Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RuleView:
     behavior: str  # allow | ask | deny
     rule: str
     source: str  # userSettings, projectSettings, localSettings, policySettings, cliArg, session
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolView:
     name: str
     description: str
@@ -45,7 +47,7 @@ class ToolView:
     is_mcp: bool
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class BackgroundTaskView:
     task_id: str
     command: str
@@ -56,7 +58,11 @@ class SessionPort(Protocol):
     """What the TUI needs from a session."""
 
     session_id: str
-    model: str
+
+    @property
+    def model(self) -> str:
+        """The session's model (``set_model`` changes it)."""
+        ...
 
     @property
     def mode(self) -> str: ...
@@ -131,7 +137,7 @@ class SessionPort(Protocol):
         """For /resume: ``{"session_id", "title", "mtime", "size"}`` newest first."""
         ...
 
-    async def resume(self, session_id: str) -> list[dict[str, Any]]:
+    async def resume(self, session_id: str) -> list[Message]:
         """Switch to a stored session; returns its messages for display."""
         ...
 
@@ -156,11 +162,11 @@ class SessionPort(Protocol):
         """Restore the conversation and/or the files to before ``message_id``."""
         ...
 
-    def conversation_messages(self) -> list[dict[str, Any]]:
+    def conversation_messages(self) -> list[Message]:
         """The conversation as it stands now."""
         ...
 
-    def restored_messages(self) -> list[dict[str, Any]]:
+    def restored_messages(self) -> list[Message]:
         """The conversation the session started with (``nerve -c`` / ``-r ID``), for display."""
         ...
 

@@ -1,33 +1,35 @@
-"""Resuming sessions: finding the transcript, repairing it, forking it.
+"""Resuming sessions: finding the transcript, listing them, repairing one, forking it.
 
 A resumed conversation must always be a valid request. The transcript may end anywhere (the
 process can be killed at any moment): after the prompt, after an assistant message whose tools
 never finished, or between the results of one batch. ``repair_for_resume`` merges the results
 recorded one by one, answers every tool_use left without a result with an "interrupted" error
 result, and writes that answer to the transcript so the file tells the same story next time.
+``resumed_from`` is what a resume (``nerve -c``, ``-r ID``, ``/resume``) brings back into a
+session: that conversation, the read-file state, the background tasks' records, and how each
+call was shown.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_cli.loop.messages import answer_dangling_tool_uses, tool_use_ids
 from agent_cli.session.port import BackgroundTaskView
-from agent_cli.transcripts.transcript import (
-    TranscriptReader,
-    TranscriptWriter,
-    list_sessions,
-    prompt_text,
-    read_records,
-)
+from agent_cli.session.restored_calls import restored_calls
+from agent_cli.transcripts.records import prompt_text, read_records
+from agent_cli.transcripts.transcript import TranscriptReader, TranscriptWriter, list_sessions
+from tools.messages import Message
 
 if TYPE_CHECKING:
     from permissions.types import PermissionMode, PermissionRule
+    from tools.context import ReadFileState
 
 __all__ = [
     "RESUME_INTERRUPTED",
+    "Resumed",
     "SessionError",
     "coalesce_messages",
     "copy_for_fork",
@@ -35,7 +37,10 @@ __all__ = [
     "has_conversation",
     "previous_tasks",
     "repair_for_resume",
+    "restore_read_files",
     "restored_permissions",
+    "resumable_sessions",
+    "resumed_from",
     "session_title",
 ]
 
@@ -100,6 +105,28 @@ def has_conversation(path: Path) -> bool:
     except OSError:
         return False
     return False
+
+
+def resumable_sessions(cwd: Path, current: str) -> list[dict[str, Any]]:
+    """For /resume: the stored sessions of ``cwd`` but ``current`` (the session in use),
+    newest first: ``{"session_id", "title", "mtime", "size"}``."""
+    out = []
+    for s in list_sessions(cwd):
+        if s.session_id == current:
+            continue  # the session in use is not one to resume
+        try:
+            title = session_title(s.path)
+        except OSError:
+            title = None
+        out.append(
+            {
+                "session_id": s.session_id,
+                "title": title or "(empty)",
+                "mtime": s.mtime,
+                "size": s.size,
+            }
+        )
+    return out
 
 
 _TAIL_BYTES = 256 * 1024
@@ -184,7 +211,7 @@ def _unanswered_tail(messages: list[dict[str, Any]]) -> list[str]:
 
 def repair_for_resume(
     reader: TranscriptReader, transcript: TranscriptWriter | None
-) -> list[dict[str, Any]]:
+) -> list[Message]:
     """The stored conversation, made valid: every tool_use has exactly one tool_result.
 
     The tail (the call the process died in) is answered in the transcript too; a gap in the
@@ -211,7 +238,65 @@ def repair_for_resume(
         if transcript is not None:
             transcript.user(answer, interrupted=True)
         messages = coalesce_messages([*messages, answer])
-    return answer_dangling_tool_uses(messages, RESUME_INTERRUPTED)
+    # The transcript's messages, as recorded, go to the loop from here (the API judges them).
+    return answer_dangling_tool_uses(cast("list[Message]", messages), RESUME_INTERRUPTED)
+
+
+class Resumed:
+    """What a stored conversation brings back into a session."""
+
+    __slots__ = ("background_tasks", "calls", "messages", "warnings")
+    messages: list[Message]  # repaired (``repair_for_resume``): the loop's conversation
+    background_tasks: list[dict[str, Any]]  # the records of the run's tasks (``/tasks``)
+    calls: dict[str, dict[str, Any]]  # tool_use id -> its output's view (``restored_calls``)
+    warnings: list[str]  # what could not be restored (of the read-file state)
+
+    def __init__(
+        self,
+        messages: list[Message],
+        background_tasks: list[dict[str, Any]],
+        calls: dict[str, dict[str, Any]],
+        warnings: list[str],
+    ) -> None:
+        self.messages = messages
+        self.background_tasks = background_tasks
+        self.calls = calls
+        self.warnings = warnings
+
+
+def resumed_from(
+    reader: TranscriptReader, transcript: TranscriptWriter | None, read_files: ReadFileState
+) -> Resumed:
+    """The conversation ``reader`` holds, repaired (its tail answered in ``transcript``); what
+    the model had read goes back into ``read_files`` (``restore_read_files``)."""
+    warnings = restore_read_files(reader, read_files)
+    return Resumed(
+        messages=repair_for_resume(reader, transcript),
+        background_tasks=reader.background_tasks,
+        calls=restored_calls(reader.records),
+        warnings=warnings,
+    )
+
+
+def restore_read_files(reader: TranscriptReader, state: ReadFileState) -> list[str]:
+    """Put back what the model had read, so an unchanged file can be edited without a re-read
+    (Edit still refuses a file whose mtime and content changed since)."""
+    from tools.context import ReadRecord
+
+    warnings = []
+    for rec in reader.read_file_state:
+        try:
+            state.record(
+                ReadRecord(
+                    Path(rec["path"]),
+                    str(rec["content_hash"]),
+                    int(rec["mtime_ns"]),
+                    bool(rec.get("partial", False)),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            warnings.append("skipped a malformed read-file-state entry")
+    return warnings
 
 
 def restored_permissions(

@@ -3,9 +3,9 @@
 :func:`session_sandbox` resolves the ``sandbox`` settings of every layer, probes the platform
 once when the sandbox is enabled, and says so once (a start-up warning) when it cannot start:
 Bash then runs unconfined under the normal permission rules — nothing is auto-allowed. With
-``failIfUnavailable`` the session does not start at all. ``SandboxAdmin`` is the part of the
-session port behind ``/sandbox``: the state, the missing dependencies, the mode, and switching
-it (written to ``.claude/settings.local.json``).
+``failIfUnavailable`` the session does not start at all. ``SandboxAdmin`` is the part of
+``AgentSession`` behind ``/sandbox``: the state, the missing dependencies, the mode, and switching
+it (written to ``.claude/settings.local.json``; the boundary rules of the loop's context follow).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.session.resume import SessionError
 from tools.sandbox import (
-    SANDBOX_KEY,
     SandboxSession,
     resolve_sandbox_config,
     with_boundary_rules,
@@ -72,20 +71,21 @@ def session_sandbox(settings: Any) -> tuple[SandboxSession, list[str]]:
 
 
 class SandboxAdmin:
-    """``/sandbox``: read and switch the session's sandbox (a mixin of ``AgentSession``)."""
+    """``/sandbox``: read and switch the sandbox of ``loop``'s session."""
 
-    cwd: Path
-    loop: AgentLoop
+    def __init__(self, loop: AgentLoop, cwd: Path) -> None:
+        self._loop = loop
+        self._cwd = cwd
 
-    def sandbox(self) -> SandboxSession | None:
-        value = self.loop.ctx.options.extra.get(SANDBOX_KEY)
-        return value if isinstance(value, SandboxSession) else None
+    def current(self) -> SandboxSession | None:
+        """The session's sandbox (the tools' services may be replaced: read live)."""
+        return self._loop.ctx.options.services.sandbox
 
-    def sandbox_status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, Any]:
         """What ``/sandbox`` shows (plain data, so the slash wing needs no sandbox types)."""
         from tools.process.containment import containment
 
-        sandbox = self.sandbox()
+        sandbox = self.current()
         if sandbox is None:
             return {"available": False, "enabled": False, "reason": "no sandbox in this session"}
         c = sandbox.config
@@ -111,24 +111,24 @@ class SandboxAdmin:
             "containment": containment().describe(),
         }
 
-    def set_sandbox_mode(self, mode: str) -> str:
+    def set_mode(self, mode: str) -> str:
         """Switch to ``mode`` (``auto-allow``, ``regular``, ``off``) now and in
         ``<project>/.claude/settings.local.json``; returns the file written."""
         from config import find_project_root, set_settings_value
 
         if mode not in SANDBOX_MODES:
             raise ValueError(f"unknown sandbox mode {mode!r} (expected {', '.join(SANDBOX_MODES)})")
-        sandbox = self.sandbox()
+        sandbox = self.current()
         if sandbox is None:
             raise ValueError("this session has no sandbox")
         enabled, auto = SANDBOX_MODES[mode]
-        path = find_project_root(self.cwd) / ".claude" / "settings.local.json"
+        path = find_project_root(self._cwd) / ".claude" / "settings.local.json"
         set_settings_value(path, ("sandbox", "enabled"), enabled)
         if enabled:
             set_settings_value(path, ("sandbox", "autoAllowBashIfSandboxed"), auto)
         sandbox.set_enabled(enabled, auto)
-        ctx = self.loop.ctx
-        self.loop.ctx = replace(
+        ctx = self._loop.ctx
+        self._loop.ctx = replace(
             ctx, permissions=with_boundary_rules(ctx.permissions, sandbox.config)
         )
         return str(path)

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.model.names import expand_alias, small_fast_model
-from agent_cli.model.turn import ModelError
-from tools.side_model import FAST, MAIN, SIDE_MODEL_KEY, SideModelError, SideReply, SideRequest
+from agent_cli.model.turn import ModelError, TurnRequest
+from tools.side_model import FAST, MAIN, SideModelError, SideReply, SideRequest
 
 if TYPE_CHECKING:
     from agent_cli.session.agent_session import AgentSession
@@ -61,12 +61,14 @@ class SessionSideModel:
         self.requests += 1
         try:
             turn = await self.client.stream_turn(
-                request.system,
-                [dict(m) for m in request.messages],
-                [dict(t) for t in request.tools],
+                TurnRequest(
+                    request.system,
+                    [dict(m) for m in request.messages],
+                    [dict(t) for t in request.tools],
+                    model=model,
+                    max_tokens=request.max_tokens,
+                ),
                 abort=abort,
-                model=model,
-                max_tokens=request.max_tokens,
             )
         except ModelError as exc:
             raise SideModelError(exc.message, status=exc.status, error_type=exc.error_type) from exc
@@ -92,9 +94,11 @@ def wire_side_model(session: AgentSession, client: Any) -> None:
         on_usage=lambda model, usage: session.loop.usage.add(model, usage),
         environ=session.ctx.options.environ,
     )
-    session.ctx.options.extra[SIDE_MODEL_KEY] = side
+    session.ctx.options.services.side_model = side
+    from tools.hooks.runner import HookRunner  # imported by the build already
+
     hooks = session.ctx.hooks
-    if hooks is not None and hasattr(hooks, "side_model"):
+    if isinstance(hooks, HookRunner):
         from agent_cli.agents.hook_agent import LoopHookAgent
 
         hooks.side_model = side

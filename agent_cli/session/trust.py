@@ -29,10 +29,11 @@ import os
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
+
+from tools.records import datarecord
 
 __all__ = [
     "STORE_NAME",
@@ -77,7 +78,7 @@ def _never_inherited(entry: str, home: str) -> bool:
     return entry in (home, os.path.realpath("/"), "/")
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class TrustStore:
     """The trust file at ``path`` (``home`` only matters for the no-inheritance rule)."""
 
@@ -169,7 +170,7 @@ def mark_trusted(
     (store or TrustStore(default_store_path(env))).trust(root)
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class TrustQuestion:
     """What the trust prompt shows: the root and what its settings would apply once trusted."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.session.resume import SessionError
-from tools.builtin.worktree import WORKTREE_KEY, WorktreeError, WorktreeSession, create_or_reuse
+from tools.builtin.worktree import WorktreeError, WorktreeSession, create_or_reuse
 
 if TYPE_CHECKING:
     from agent_cli.session.agent_session import AgentSession
@@ -32,7 +32,7 @@ def attach_worktree(session: AgentSession, worktree: WorktreeSession | None) -> 
     """Let the session's tools know it runs in ``worktree`` (ExitWorktree returns from it)."""
     if worktree is None:
         return
-    session.ctx.options.extra[WORKTREE_KEY] = worktree
+    session.ctx.options.services.worktree = worktree
     verb = "Created" if worktree.created else "Entered"
     session.warnings.append(
         f"{verb} worktree {worktree.path} (branch {worktree.branch}); "

@@ -1,10 +1,25 @@
-"""The commands Nerve ships. Each handler is thin: it calls the session and prints the answer."""
+"""The commands Nerve ships, and the table a host runs.
+
+Each handler is thin: it calls the session and prints the answer. ``default_registry()`` holds
+the built-ins; ``registry_for(host)`` adds the host's session's own commands: its custom commands
+and skills and its MCP servers' prompts (``custom.session_commands``,
+``custom.mcp_prompt_commands``). A command of the session never replaces a built-in of the same
+name.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from agent_cli.slash.config_commands import CONFIG_COMMANDS, open_view
 from agent_cli.slash.context_commands import CONTEXT_COMMANDS
-from agent_cli.slash.custom import CUSTOMIZE_COMMANDS, registry_for
+from agent_cli.slash.custom import (
+    CUSTOMIZE_COMMANDS,
+    mcp_prompt_commands,
+    session_commands,
+    session_of,
+)
 from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
 from agent_cli.slash.sandbox import SANDBOX_COMMAND
 from agent_cli.slash.status_commands import STATUS_COMMANDS
@@ -12,7 +27,7 @@ from agent_cli.slash.text import checklist, format_cost, format_tokens, mode_lab
 from agent_cli.slash.thinking_commands import OPTION_WORDS, model_option
 from agent_cli.slash.workspace_commands import WORKSPACE_COMMANDS
 
-__all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry"]
+__all__ = ["BUILTIN_COMMANDS", "HELP_KEYS", "default_registry", "registry_for"]
 
 HELP_KEYS = [
     "Enter send · Ctrl+J newline · Up/Down history · Tab complete",
@@ -261,6 +276,8 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 _REGISTRY: SlashRegistry | None = None
+# The last table built, with what it was built for (a session, or a cwd without one).
+_LAST: list[tuple[object, SlashRegistry]] = []
 
 
 def default_registry() -> SlashRegistry:
@@ -276,3 +293,29 @@ def default_registry() -> SlashRegistry:
         registry.extend(WORKSPACE_COMMANDS)
         _REGISTRY = registry
     return _REGISTRY
+
+
+def _commands_of(session: Any) -> Any:
+    if session is None:  # `nerve -p /help` needs no session: read them from disk
+        from agent_cli.customize.commands import load_prompt_commands
+
+        return load_prompt_commands(Path.cwd()).user_commands()
+    commands = getattr(session, "custom_commands", None)
+    return commands() if callable(commands) else []
+
+
+def registry_for(host: SlashHost) -> SlashRegistry:
+    """The built-ins and the host's session's own commands (module docstring)."""
+    session = session_of(host)
+    mcp = mcp_prompt_commands(session)
+    # MCP prompts arrive when their servers connect: the table is rebuilt when they change.
+    owner: object = (
+        session if session is not None else str(Path.cwd()),
+        tuple(c.name for c in mcp),
+    )
+    if _LAST and _LAST[0][0] == owner:
+        return _LAST[0][1]
+    extra = [*session_commands(list(_commands_of(session))), *mcp]
+    registry, _ = default_registry().layered(extra)
+    _LAST[:] = [(owner, registry)]
+    return registry

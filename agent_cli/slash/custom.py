@@ -1,10 +1,10 @@
 """Commands about what users write in ``.claude/``: their own commands, ``/agents``, ``/init``,
 ``/memory``, and ``# note`` lines.
 
-``registry_for(host)`` is the table a host runs: the built-ins plus the session's custom
-commands and skills (``agent_cli.customize.commands``), each a prompt command whose handler
-hands ``/name args`` to the host as the next turn; the session expands it
-(``agent_cli.session.custom``). A custom command never replaces a built-in of the same name.
+``session_commands`` makes a slash command of each custom command and skill of the session
+(``agent_cli.customize.commands``), ``mcp_prompt_commands`` of each prompt of its MCP servers:
+a prompt command whose handler hands ``/name args`` to the host as the next turn; the session
+expands it (``agent_cli.session.custom``). ``builtin.registry_for`` adds them to the built-ins.
 """
 
 from __future__ import annotations
@@ -13,19 +13,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent_cli.slash.registry import SlashCommand, SlashHost, SlashRegistry
+from agent_cli.slash.registry import SlashCommand, SlashHost
 
 __all__ = [
     "CUSTOMIZE_COMMANDS",
     "is_memory_note",
     "mcp_prompt_commands",
-    "registry_for",
     "remember_note",
     "session_commands",
+    "session_of",
 ]
-
-# The last table built, with what it was built for (a session, or a cwd without one).
-_LAST: list[tuple[object, SlashRegistry]] = []
 
 
 def _submitter(name: str) -> Any:
@@ -63,39 +60,12 @@ def mcp_prompt_commands(session: Any) -> list[SlashCommand]:
     ]
 
 
-def _session(host: SlashHost) -> Any:
+def session_of(host: SlashHost) -> Any:
+    """The host's session, or None while it is still starting (or in print mode without one)."""
     try:
         return host.session
     except Exception:  # still starting, or print mode without one
         return None
-
-
-def _commands_of(session: Any) -> Any:
-    if session is None:  # `nerve -p /help` needs no session: read them from disk
-        from agent_cli.customize.commands import load_prompt_commands
-
-        return load_prompt_commands(Path.cwd()).user_commands()
-    commands = getattr(session, "custom_commands", None)
-    return commands() if callable(commands) else []
-
-
-def registry_for(host: SlashHost) -> SlashRegistry:
-    """The built-ins and the host's session's own commands (module docstring)."""
-    from agent_cli.slash.builtin import default_registry
-
-    session = _session(host)
-    mcp = mcp_prompt_commands(session)
-    # MCP prompts arrive when their servers connect: the table is rebuilt when they change.
-    owner: object = (
-        session if session is not None else str(Path.cwd()),
-        tuple(c.name for c in mcp),
-    )
-    if _LAST and _LAST[0][0] == owner:
-        return _LAST[0][1]
-    extra = [*session_commands(list(_commands_of(session))), *mcp]
-    registry, _ = default_registry().layered(extra)
-    _LAST[:] = [(owner, registry)]
-    return registry
 
 
 # -- /agents ---------------------------------------------------------------------------------
@@ -137,7 +107,7 @@ async def _init(host: SlashHost, args: str) -> None:
 
 
 def _cwd(host: SlashHost) -> Path:
-    cwd = getattr(_session(host), "cwd", None)
+    cwd = getattr(session_of(host), "cwd", None)
     return Path(cwd) if cwd is not None else Path.cwd()
 
 

@@ -16,9 +16,10 @@ import ssl
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -34,7 +35,7 @@ DEFAULT_ENDPOINT = "https://api.anthropic.com"
 _CONNECT_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Check:
     """One ``/doctor`` line: ``state`` is ``ok``, ``warn`` (works, with a limit) or ``fail``."""
 
@@ -47,7 +48,7 @@ class Check:
         return f"{mark} {self.name}: {self.detail}"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Endpoint:
     """Where the model requests go and with which kind of credential (never its value)."""
 

@@ -9,11 +9,14 @@ implement the host; neither owns the commands.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.session.port import SessionPort
+from tools.records import datarecord
+
+if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load the session port
+    from agent_cli.session.port import SessionPort
 
 __all__ = ["Handler", "SlashCommand", "SlashHost", "SlashRegistry", "parse_slash"]
 
@@ -81,7 +84,7 @@ class SlashHost(Protocol):
 Handler = Callable[[SlashHost, str], Awaitable[None]]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SlashCommand:
     """One command. ``needs_session``: waits until the session is ready; ``interactive_only``:
     refused in print mode (it needs a screen or ends the app)."""
@@ -98,7 +101,7 @@ class SlashCommand:
     expands_to_prompt: bool = False
 
 
-@dataclass
+@datarecord
 class SlashRegistry:
     """Commands by name (and alias), in the order they were added."""
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from tools.records import datarecord
 
 __all__ = [
     "TOGGLES",
@@ -36,7 +37,7 @@ _SKIPPED: Final[frozenset[str]] = frozenset({"hooks", "permissions", "$schema"})
 _VALUE_CHARS: Final[int] = 70
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Toggle:
     """A setting ``/config`` can change: its key path, label, the values it cycles through
     (the first is what an unset key means) and when a change takes effect."""
@@ -70,7 +71,7 @@ TOGGLES: Final[tuple[Toggle, ...]] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SettingRow:
     """One effective setting: dotted key, value, and the labels of the layers that set it."""
 

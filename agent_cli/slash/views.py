@@ -5,7 +5,7 @@ an export reads like the screen."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_cli.loop.messages import content_blocks
@@ -71,7 +71,7 @@ def _result_lines(block: dict[str, Any]) -> list[str]:
     return [f"  ⎿  {mark}{shown[0]}", *(f"     {line}" for line in shown[1:])]
 
 
-def conversation_text(messages: Iterable[dict[str, Any]]) -> str:
+def conversation_text(messages: Iterable[Mapping[str, Any]]) -> str:
     """The conversation as the user saw it: ``> prompt``, the model's text, ``● Tool(arg)``
     with the first lines of its result. Reminders meant only for the model are left out."""
     out: list[str] = []

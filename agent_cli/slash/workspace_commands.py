@@ -8,6 +8,7 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ async def _add_dir(host: SlashHost, args: str) -> None:
     host.say(f"Added {added} as a working directory for this session.")
 
 
-def default_export_name(messages: list[dict[str, Any]], now: float | None = None) -> str:
+def default_export_name(messages: Sequence[Mapping[str, Any]], now: float | None = None) -> str:
     """``2026-12-04-211500-fix-the-failing-test.txt``: the time and the first prompt's words."""
     first = next((m for m in messages if m.get("role") == "user"), None)
     words = conversation_text([first]).removeprefix("> ") if first else ""

@@ -24,11 +24,12 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agent_cli.subcommands.runner import UsageError, run_subcommand
+from tools.records import datarecord
 
 __all__ = ["McpUsageError", "ScopeFile", "parse_add", "run", "scope_file", "validate_entry"]
 
@@ -56,7 +57,7 @@ class McpUsageError(UsageError):
     """Bad command-line input: the message says what is wrong; nothing was written."""
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class ScopeFile:
     """The JSON file of one scope and the key path of its ``mcpServers`` object in it."""
 
@@ -123,7 +124,7 @@ def validate_entry(entry: Any) -> dict[str, Any]:
     return entry
 
 
-@dataclass
+@datarecord
 class _AddArgs:
     scope: str = "local"
     transport: str = "stdio"

@@ -245,15 +245,41 @@ def _print_text(v: Verdict, out: IO[str], command: str = "") -> None:
 def run(argv: Sequence[str]) -> int:
     """Entry point for ``nerve permissions ...``; returns the exit code."""
     args_in = list(argv)
-    # commands may carry lone surrogates (JSON "\ud800"): print them escaped, never crash
+    _escape_unencodable_output()
+    if not args_in or args_in[0] != "check":
+        print("usage: nerve permissions check [options] -- COMMAND  (see --help)", file=sys.stderr)
+        return 2
+    parsed = _parse_check(args_in[1:])
+    if isinstance(parsed, int):
+        return parsed
+    args, words = parsed
+    cwd = Path(os.path.abspath(args.cwd or os.getcwd()))
+    base: list[PermissionRule] = []
+    if args.settings:
+        base, mode, warnings = _settings_rules(args.settings, cwd)
+        args.mode = args.mode or mode
+        _print_warnings(warnings)
+    if args.jsonl:
+        return _check_batch(args, cwd, base)
+    if not words:
+        print(
+            "nerve permissions check: nothing to check (give a command after --)", file=sys.stderr
+        )
+        return 2
+    return _check_command(args, " ".join(words), cwd, base)
+
+
+def _escape_unencodable_output() -> None:
+    """Commands may carry lone surrogates (JSON "\\ud800"): print them escaped, never crash."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    if not args_in or args_in[0] != "check":
-        print("usage: nerve permissions check [options] -- COMMAND  (see --help)", file=sys.stderr)
-        return 2
-    rest = args_in[1:]
+
+
+def _parse_check(rest: list[str]) -> tuple[argparse.Namespace, list[str]] | int:
+    """The options of ``check`` and the command's words (after ``--`` or as the target), or
+    the exit code when argparse stopped (``--help``, a bad option)."""
     words: list[str] = []
     if "--" in rest:
         cut = rest.index("--")
@@ -262,38 +288,38 @@ def run(argv: Sequence[str]) -> int:
         args = _parser().parse_args(rest)
     except SystemExit as exc:
         return int(exc.code or 0)
-    words = [*args.target, *words]
-    cwd = Path(os.path.abspath(args.cwd or os.getcwd()))
-    base: list[PermissionRule] = []
-    if args.settings:
-        base, mode, warnings = _settings_rules(args.settings, cwd)
-        args.mode = args.mode or mode
-        for w in warnings:
-            print(f"warning: {w}", file=sys.stderr)
-    if args.jsonl:
-        try:  # rules given as flags apply to every line, beside the line's own
-            flag_ctx, warnings = _context(args.allow, args.deny, args.ask, args.mode, cwd, base)
-        except ValueError as exc:
-            print(f"nerve permissions check: {exc}", file=sys.stderr)
-            return 2
-        for w in warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        return _batch(args.jsonl, args, cwd, list(flag_ctx.rules), sys.stdout)
-    if not words:
-        print(
-            "nerve permissions check: nothing to check (give a command after --)", file=sys.stderr
-        )
+    return args, [*args.target, *words]
+
+
+def _print_warnings(warnings: Sequence[str]) -> None:
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+
+
+def _check_batch(args: argparse.Namespace, cwd: Path, base: list[PermissionRule]) -> int:
+    """``--jsonl FILE``: rules given as flags apply to every line, beside the line's own."""
+    try:
+        flag_ctx, warnings = _context(args.allow, args.deny, args.ask, args.mode, cwd, base)
+    except ValueError as exc:
+        print(f"nerve permissions check: {exc}", file=sys.stderr)
         return 2
+    _print_warnings(warnings)
+    return _batch(args.jsonl, args, cwd, list(flag_ctx.rules), sys.stdout)
+
+
+def _check_command(
+    args: argparse.Namespace, command: str, cwd: Path, base: list[PermissionRule]
+) -> int:
+    """Judge one command and print the verdict, as text or ``--json``."""
     from permissions.engine import decide
 
     try:
         ctx, warnings = _context(args.allow, args.deny, args.ask, args.mode, cwd, base)
-        request = build_request(args.tool, " ".join(words), cwd)
+        request = build_request(args.tool, command, cwd)
     except ValueError as exc:
         print(f"nerve permissions check: {exc}", file=sys.stderr)
         return 2
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    _print_warnings(warnings)
     verdict = decide(request, ctx)
     if args.json:
         sys.stdout.write(_json(_as_dict(verdict)) + "\n")

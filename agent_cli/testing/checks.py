@@ -16,31 +16,56 @@ def _blocks(content: Any) -> list[Mapping[str, Any]]:
 
 def check_request(body: Mapping[str, Any]) -> list[str]:
     """Every problem with a Messages API request body; an empty list means it looks valid."""
+    problems = _field_problems(body)
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        problems.append("'messages' is missing or empty")
+        return problems
+    turns, well_formed = _turn_problems(messages)
+    problems += turns
+    if not well_formed:
+        return problems
+    problems += _unanswered_tool_uses(messages)
+    problems += _orphan_tool_results(messages)
+    problems += _repeated_tool_use_ids(messages)
+    return problems
+
+
+def _field_problems(body: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     if not isinstance(body.get("model"), str) or not body.get("model"):
         problems.append("'model' is missing")
     max_tokens = body.get("max_tokens")
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         problems.append("'max_tokens' is missing or not a positive integer")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        problems.append("'messages' is missing or empty")
-        return problems
+    return problems
+
+
+def _turn_problems(messages: list[Any]) -> tuple[list[str], bool]:
+    """Problems with the messages' shapes and roles, and whether the other checks can read
+    them (objects, alternating roles from 'user')."""
+    problems: list[str] = []
     expected = "user"
     for i, msg in enumerate(messages):
         if not isinstance(msg, Mapping):
             problems.append(f"messages[{i}] is not an object")
-            return problems
+            return problems, False
         role = msg.get("role")
         if role != expected:
             problems.append(f"messages[{i}] has role {role!r}; roles must alternate from 'user'")
-            return problems
+            return problems, False
         content = msg.get("content")
         if role == "assistant" and (content in ("", None) or content == []):
             problems.append(f"messages[{i}] is an assistant message with empty content")
         if isinstance(content, list) and not content:
             problems.append(f"messages[{i}] has an empty content list")
         expected = "assistant" if role == "user" else "user"
+    return problems, True
+
+
+def _unanswered_tool_uses(messages: list[Any]) -> list[str]:
+    """Each tool_use needs its tool_result in the very next (user) message."""
+    problems: list[str] = []
     for i, msg in enumerate(messages):
         if msg.get("role") != "assistant":
             continue
@@ -59,6 +84,12 @@ def check_request(body: Mapping[str, Any]) -> list[str]:
                 f"messages[{i}] has tool_use id(s) {missing} without a tool_result "
                 f"in the immediately following user message"
             )
+    return problems
+
+
+def _orphan_tool_results(messages: list[Any]) -> list[str]:
+    """Each tool_result answers a tool_use of the message before it, once."""
+    problems: list[str] = []
     for i, msg in enumerate(messages):
         if msg.get("role") != "user":
             continue
@@ -84,7 +115,6 @@ def check_request(body: Mapping[str, Any]) -> list[str]:
         if len(results) != len(set(results)):
             repeated = sorted({str(x) for x in results if results.count(x) > 1})
             problems.append(f"messages[{i}] has more than one tool_result for {repeated}")
-    problems += _repeated_tool_use_ids(messages)
     return problems
 
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
+
+from tools.records import datarecord
 
 __all__ = [
     "FAULT_KINDS",
@@ -139,7 +141,7 @@ def web_search_error(tool_use_id: str, error_code: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class Fault:
     """One way to fail a request instead of serving the turn.
 
@@ -252,7 +254,7 @@ def _texts(content: Any) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class Match:
     """What the request for a turn must look like; all given conditions must hold.
 
@@ -315,7 +317,7 @@ _INT_FIELDS = {
 }
 
 
-@dataclass
+@datarecord
 class Turn:
     """One assistant answer.
 
@@ -436,7 +438,7 @@ def _check_block(block: Any, where: str) -> None:
         )
 
 
-@dataclass
+@datarecord
 class Scenario:
     """An ordered list of turns; tool_use blocks without an id get a deterministic one."""
 

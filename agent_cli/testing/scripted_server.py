@@ -31,7 +31,6 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -41,11 +40,12 @@ from agent_cli.testing.clouds import BEDROCK_CONTENT_TYPE, bedrock_frame, cloud_
 from agent_cli.testing.events import message_json, turn_events
 from agent_cli.testing.scenario import Fault, Scenario, ScenarioError, Turn
 from agent_cli.testing.wire import chunk, encode_event, faulty_events, wait_until_client_leaves
+from tools.records import datarecord
 
 __all__ = ["RecordedRequest", "ScriptedServer", "main"]
 
 
-@dataclass
+@datarecord
 class RecordedRequest:
     """One request as the server saw it, and what it answered."""
 
@@ -63,7 +63,7 @@ class RecordedRequest:
         return {k: getattr(self, k) for k in keys}
 
 
-@dataclass
+@datarecord
 class _Plan:
     record: RecordedRequest
     turn: Turn | None = None

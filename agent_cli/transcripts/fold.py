@@ -16,13 +16,15 @@ One message may be written as several records, and a file may hold a record twic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tools.records import datarecord
 
 __all__ = ["MessageFolder"]
 
 
-@dataclass
+@datarecord
 class MessageFolder:
     """Accumulates API-shaped messages from records, in file order (see module docstring)."""
 

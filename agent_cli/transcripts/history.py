@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from tools.records import datarecord
 
 __all__ = ["HistoryEntry", "PromptHistory", "default_history_path"]
 
@@ -31,7 +32,7 @@ def default_history_path() -> Path:
     return Path(platformdirs.user_data_dir("nerve")) / "history.jsonl"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class HistoryEntry:
     """One submitted prompt."""
 

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agent_cli.transcripts.records import prompt_text, read_records
+
 __all__ = [
     "CONTEXT_TYPES",
     "STATE_TYPES",
@@ -188,8 +190,6 @@ CONTEXT_TYPES = frozenset({"file-history-snapshot", "todo-list"})
 def records_to_read(path: Path, warnings: list[str]) -> tuple[Iterable[dict[str, Any]], str | None]:
     """The records a resume reads, and the session id when it is not among them: from the
     last noted boundary on, after the state records found before it; else the whole file."""
-    from agent_cli.transcripts.transcript import read_records
-
     start = find_last_boundary(path)
     records = read_records(path, warnings, start)
     if not start:
@@ -213,8 +213,6 @@ def _str(value: Any) -> str | None:
 def mark_prompt(reader: Any, rec: dict[str, Any]) -> None:
     """A prompt the user typed (just appended to ``reader.messages``): ``/rewind`` returns to
     it by its record uuid, and it starts a checkpoint turn."""
-    from agent_cli.transcripts.transcript import prompt_text
-
     uid = _str(rec.get("uuid"))
     if rec["type"] != "user" or rec.get("isMeta") or rec.get("isCompactSummary") or not uid:
         return

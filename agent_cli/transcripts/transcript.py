@@ -8,7 +8,7 @@ Layout (under the user data dir, ``NERVE_DATA_DIR`` overrides it)::
 
 Durability: every record is one ``os.write`` of one whole line on an ``O_APPEND`` descriptor, so
 killing the process at any moment loses at most the record being written, and the reader skips
-a torn last line (and any garbage line) with a warning. Writing never raises for the disk: a
+a torn last line (and any garbage line) with a warning (``records.read_records``). Writing never raises for the disk: a
 failed write (a full disk, an unwritable data dir) is kept in ``failure`` for the session to
 tell the user once (``take_failure``), the session goes on, and after a short write the next
 record starts on a fresh line. Text that UTF-8 cannot encode (lone surrogates, from a model's
@@ -24,15 +24,16 @@ import json
 import os
 import re
 import uuid as _uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agent_cli import __version__
-from agent_cli.transcripts.commands import typed_command
 from agent_cli.transcripts.fold import MessageFolder
 from agent_cli.transcripts.lock import SessionInUse, lock_holder, try_lock
+from agent_cli.transcripts.records import prompt_text
+from tools.records import datarecord
 
 __all__ = [
     "ENVELOPE_TYPES",
@@ -43,8 +44,6 @@ __all__ = [
     "list_sessions",
     "project_dir",
     "project_slug",
-    "prompt_text",
-    "read_records",
 ]
 
 ENVELOPE_TYPES = frozenset({"user", "assistant", "system"})
@@ -232,10 +231,10 @@ class TranscriptWriter:
 
     # Convenience writers -------------------------------------------------------------------
 
-    def user(self, message: dict[str, Any], **extra: Any) -> str:
+    def user(self, message: Mapping[str, Any], **extra: Any) -> str:
         return self.append("user", {"message": message, **extra})
 
-    def assistant(self, message: dict[str, Any], **extra: Any) -> str:
+    def assistant(self, message: Mapping[str, Any], **extra: Any) -> str:
         return self.append("assistant", {"message": message, **extra})
 
     def system(self, subtype: str, content: str, **extra: Any) -> str:
@@ -307,31 +306,7 @@ def _jsonable(value: Any) -> Any:
     return str(value)  # Path, datetime, enums...
 
 
-def read_records(
-    path: Path, warnings: list[str] | None = None, start: int = 0
-) -> Iterator[dict[str, Any]]:
-    """Every well-formed record of a transcript (from byte ``start``, a line's start); torn and
-    garbage lines are skipped (warned)."""
-    warn = warnings if warnings is not None else []
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            torn = not raw.endswith(b"\n")
-            try:
-                rec = json.loads(raw)
-            except (ValueError, RecursionError):  # bad JSON, bad UTF-8, absurd nesting
-                what = "torn last line" if torn else "unreadable line"
-                warn.append(f"{path.name}:{lineno}: skipped {what}")
-                continue
-            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
-                warn.append(f"{path.name}:{lineno}: skipped a line that is not a record")
-                continue
-            yield rec
-
-
-@dataclass
+@datarecord
 class TranscriptReader:
     """Everything a resume needs, rebuilt from one transcript file."""
 
@@ -368,53 +343,64 @@ class TranscriptReader:
             kind = rec["type"]
             r.session_id = r.session_id or _str_or_none(rec.get("sessionId"))
             if kind in ("user", "assistant"):
-                msg = rec.get("message")
-                if not isinstance(msg, dict) or not _valid_content(msg.get("content")):
-                    r.warnings.append(
-                        f"{path.name}: skipped a {kind} record with a malformed message"
-                    )
-                    continue
-                if not folder.add(kind, rec):
-                    continue
-                r.records.append(rec)
-                tail.mark_prompt(r, rec)
-                r.last_uuid = rec.get("uuid", r.last_uuid)
+                if r._add_message(folder, kind, rec):
+                    tail.mark_prompt(r, rec)
             elif kind == "system":
                 if tail.apply_system(r, rec):
                     # The messages were cut: the folder's places in them are gone too.
                     folder = MessageFolder(r.messages, _uuids=folder._uuids)
-                r.records.append(rec)
-                r.last_uuid = rec.get("uuid", r.last_uuid)
+                r._keep(rec)
             elif kind in tail.CONTEXT_TYPES:
                 tail.apply_context_record(r, rec)
-            elif kind == "permission-mode":
-                r.permission_mode = _str_or_none(rec.get("mode")) or r.permission_mode
-            elif kind == "session-rule":
-                r._apply_rule(rec)
-            elif kind == "read-file-state":
-                files = rec.get("files")
-                r.read_file_state = (
-                    [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
-                )
             elif kind == "background-tasks":
-                # Each record is the list at one moment; a resumed session writes only its own
-                # tasks, so merge by id (later records win) to keep the earlier runs' tasks.
-                for task in rec.get("tasks") or []:
-                    if isinstance(task, dict):
-                        key = str(task.get("task_id") or task.get("id") or len(tasks))
-                        tasks[key] = task
-            elif kind in ("custom-title", "summary"):
-                r.title = rec.get("customTitle") or rec.get("summary") or r.title
+                _merge_tasks(tasks, rec)
+            elif (apply := _STATE_RECORDS.get(kind)) is not None:
+                apply(r, rec)
             elif kind not in KNOWN_TYPES:
                 unknown.add(kind)
         r.background_tasks = list(tasks.values())
-        if folder.duplicates:
-            r.warnings.append(f"{path.name}: skipped {folder.duplicates} repeated record(s)")
-        for kind in sorted(unknown):
-            r.warnings.append(f"{path.name}: skipped records of unknown type {kind!r}")
-        if not r.messages:
-            r.warnings.append(f"{path.name}: no readable messages in this session")
+        r._warn_skipped(folder.duplicates, unknown)
         return r
+
+    def _add_message(self, folder: MessageFolder, kind: str, rec: dict[str, Any]) -> bool:
+        """A user or assistant record into the conversation; False when it was skipped
+        (malformed, warned; or a repeat the folder counts)."""
+        msg = rec.get("message")
+        if not isinstance(msg, dict) or not _valid_content(msg.get("content")):
+            self.warnings.append(
+                f"{self.path.name}: skipped a {kind} record with a malformed message"
+            )
+            return False
+        if not folder.add(kind, rec):
+            return False
+        self._keep(rec)
+        return True
+
+    def _keep(self, rec: dict[str, Any]) -> None:
+        """An envelope record of the conversation, now its last."""
+        self.records.append(rec)
+        self.last_uuid = rec.get("uuid", self.last_uuid)
+
+    def _warn_skipped(self, duplicates: int, unknown: set[str]) -> None:
+        name = self.path.name
+        if duplicates:
+            self.warnings.append(f"{name}: skipped {duplicates} repeated record(s)")
+        for kind in sorted(unknown):
+            self.warnings.append(f"{name}: skipped records of unknown type {kind!r}")
+        if not self.messages:
+            self.warnings.append(f"{name}: no readable messages in this session")
+
+    def _apply_mode(self, rec: dict[str, Any]) -> None:
+        self.permission_mode = _str_or_none(rec.get("mode")) or self.permission_mode
+
+    def _apply_read_files(self, rec: dict[str, Any]) -> None:
+        files = rec.get("files")
+        self.read_file_state = (
+            [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
+        )
+
+    def _apply_title(self, rec: dict[str, Any]) -> None:
+        self.title = rec.get("customTitle") or rec.get("summary") or self.title
 
     def _apply_rule(self, rec: dict[str, Any]) -> None:
         rule = {"behavior": str(rec.get("behavior", "")), "rule": str(rec.get("rule", ""))}
@@ -432,6 +418,25 @@ class TranscriptReader:
             if text:
                 return text
         return None
+
+
+# The records that set one piece of the session's state, for ``TranscriptReader.load``.
+_STATE_RECORDS = {
+    "permission-mode": TranscriptReader._apply_mode,
+    "session-rule": TranscriptReader._apply_rule,
+    "read-file-state": TranscriptReader._apply_read_files,
+    "custom-title": TranscriptReader._apply_title,
+    "summary": TranscriptReader._apply_title,
+}
+
+
+def _merge_tasks(tasks: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Each ``background-tasks`` record is the list at one moment; a resumed session writes
+    only its own tasks, so merge by id (later records win) to keep the earlier runs' tasks."""
+    for task in rec.get("tasks") or []:
+        if isinstance(task, dict):
+            key = str(task.get("task_id") or task.get("id") or len(tasks))
+            tasks[key] = task
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -455,18 +460,7 @@ def _valid_content(content: Any) -> bool:
     return True
 
 
-def prompt_text(content: Any) -> str | None:
-    """The text a user typed, from message content (a string or blocks); None if none."""
-    if isinstance(content, str):
-        return content if content.strip() else None
-    if isinstance(content, list):
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text")).strip():
-                return typed_command(str(b["text"])) or str(b["text"])
-    return None
-
-
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SessionInfo:
     session_id: str
     path: Path

@@ -2,7 +2,7 @@
 
 Used by ``bench/tui.py`` and ``tests/agent_cli/frontends/test_interactive_startup.py``; not a user feature. The app
 writes ``{"t": <time.time() at the first frame>, "cpu": <the process's CPU seconds then>,
-"modules": [<sys.modules then>], "css": <css_cache.stats() then>}`` to the file as soon as the first frame is painted, then, when
+"modules": [<sys.modules then>]}`` to the file as soon as the first frame is painted, then, when
 the session is ready (or failed), rewrites it with ``"ready": <time.time()>``, ``"ready_cpu"``
 and ``"error": <message or null>`` added, and exits with 0
 after painting one more frame (so a start-up error is on screen).
@@ -34,11 +34,8 @@ class FirstFrameProbe:
         """Call right after the first frame is painted."""
         if not self.record:
             now = time.time()
-            from agent_cli.tui import css_cache
-
             cpu = time.process_time()
             self.record = {"t": now, "cpu": cpu, "modules": sorted(sys.modules)}
-            self.record["css"] = css_cache.stats()
             self._write()
 
     def ready(self, error: str | None) -> None:

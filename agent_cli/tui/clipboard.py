@@ -19,8 +19,10 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
+
+from tools.records import datarecord
 
 __all__ = [
     "NO_IMAGE",
@@ -43,7 +45,7 @@ _OSA = "get the clipboard as «class PNGf»"
 _OSA_DATA = re.compile(r"«data PNGf([0-9A-Fa-f]*)»")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Tool:
     name: str
     image: tuple[str, ...]  # argv that writes the clipboard's PNG to stdout
@@ -61,13 +63,13 @@ _XCLIP = _Tool(
 _MAC = (_Tool("pngpaste", ("pngpaste", "-")), _Tool("osascript", ("osascript", "-e", _OSA)))
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ClipboardImage:
     data: bytes
     media_type: str
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ClipboardMiss:
     """No image: ``note`` says why, or is None when the clipboard holds text (the terminal's
     paste is left to insert it)."""
@@ -149,7 +151,7 @@ async def read_clipboard_image(
     return ClipboardMiss(None if text else NO_IMAGE)
 
 
-@dataclass
+@datarecord
 class PastedImages:
     """Images pasted into the input, by placeholder number, until a prompt sends them."""
 

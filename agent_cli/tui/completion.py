@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from tools.records import datarecord
 
 __all__ = ["Completion", "mention_at", "path_completions", "slash_completions"]
 
@@ -13,7 +14,7 @@ MAX_ITEMS = 20
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S*)$")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Completion:
     """What replaces ``text[start:end]`` when chosen, and how the list shows it."""
 

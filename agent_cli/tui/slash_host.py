@@ -1,4 +1,8 @@
-"""The TUI as a slash-command host: commands print into the conversation and may open pickers."""
+"""The TUI as a slash-command host: commands print into the conversation and may open pickers.
+
+``TuiSlashHost`` is a part of ``NerveApp`` (``app.slash_host``): the app runs a command with
+``run``, a ``# note`` with ``remember``, and completes command names from ``descriptions``.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +14,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.slash.custom import is_memory_note, registry_for, remember_note
+from agent_cli.slash.custom import remember_note
+from agent_cli.tui.widgets.conversation import stored_entries
 
 if TYPE_CHECKING:
     from agent_cli.session.port import SessionPort
     from agent_cli.tui.app import NerveApp
 
-__all__ = [
-    "TuiSlashHost",
-    "is_memory_note",
-    "run_memory_note",
-    "run_slash",
-    "slash_descriptions",
-    "works_without_session",
-]
+__all__ = ["TuiSlashHost", "works_without_session"]
 
 
 class TuiSlashHost:
@@ -33,6 +31,23 @@ class TuiSlashHost:
 
     def __init__(self, app: NerveApp) -> None:
         self.app = app
+
+    async def run(self, name: str, args: str) -> None:
+        """Run ``/name args`` in the app (its session's own commands included)."""
+        from agent_cli.slash.builtin import registry_for
+
+        await registry_for(self).run(self, name, args)
+
+    async def remember(self, text: str) -> None:
+        """``# note``: pick a memory file, append the note."""
+        await remember_note(self, text)
+
+    def descriptions(self) -> dict[str, str]:
+        """Each command's description, by name (the session's own commands included)."""
+        # the built-in commands (~25 modules) load on first use, not before the first frame
+        from agent_cli.slash.builtin import registry_for
+
+        return registry_for(self).descriptions()
 
     @property
     def session(self) -> SessionPort:
@@ -53,7 +68,15 @@ class TuiSlashHost:
         await self.app.conversation.clear_log()
 
     async def resume_session(self, session_id: str) -> None:
-        await self.app.resume_session(session_id)
+        app = self.app
+        try:
+            messages = await app.session.resume(session_id)
+        except Exception as exc:
+            app.say(f"Could not resume {session_id}: {exc}", "error")
+            return
+        await app.conversation.load(stored_entries(app, messages))
+        app.say(f"Resumed session {app.session.session_id}.")  # a copy, if another has it
+        app.refresh_status()
 
     async def choose_session(self, sessions: list[dict[str, Any]]) -> None:
         from agent_cli.tui.screens.resume import ResumeScreen
@@ -62,7 +85,7 @@ class TuiSlashHost:
 
         def chosen(session_id: str | None) -> None:
             if session_id:
-                app.run_worker(app.resume_session(session_id), group="resume")
+                app.run_worker(self.resume_session(session_id), group="resume")
 
         app.push_screen(ResumeScreen(sessions), chosen)
 
@@ -76,12 +99,7 @@ class TuiSlashHost:
         return open_view(self.app, name)
 
     async def submit_prompt(self, text: str) -> None:
-        app = self.app
-        if app.turn_running:
-            app.queued.append(text)
-            app.say(f"Queued: {text.splitlines()[0][:80]}")
-        else:
-            app.start_turn(text)
+        self.app.turns.submit(text)
 
     def choose(
         self,
@@ -124,17 +142,17 @@ class TuiSlashHost:
         return None if code == 0 else f"{editor} exited with status {code}"
 
     async def stream(self, events: AsyncIterator[Any]) -> None:
-        if self.app.turn_running:
+        if self.app.turns.running:
             await events.aclose()  # type: ignore[attr-defined]  # never started: nothing runs
             self.app.say("Wait for the running turn to finish (or press Esc), then retry.", "error")
             return
-        self.app.run_events(events)
+        self.app.turns.run_events(events)
 
     async def choose_rewind(self, points: list[Any]) -> None:
         from agent_cli.tui.screens.rewind import RewindChoice, RewindScreen, apply_rewind
 
         app = self.app
-        if app.turn_running:
+        if app.turns.running:
             app.say("Wait for the running turn to finish (or press Esc), then /rewind.", "error")
             return
 
@@ -143,26 +161,6 @@ class TuiSlashHost:
                 app.run_worker(apply_rewind(app, choice), group="rewind")
 
         app.push_screen(RewindScreen(points, app.session.rewind_preview), chosen)
-
-
-async def run_slash(app: NerveApp, name: str, args: str) -> None:
-    """Run ``/name args`` in the app (its session's own commands included)."""
-    host = TuiSlashHost(app)
-    await registry_for(host).run(host, name, args)
-
-
-async def run_memory_note(app: NerveApp, text: str) -> None:
-    """``# note``: pick a memory file, append the note."""
-    await remember_note(TuiSlashHost(app), text)
-
-
-def slash_descriptions(app: NerveApp | None = None) -> dict[str, str]:
-    # the built-in commands (~25 modules) load on first use, not before the first frame
-    from agent_cli.slash.builtin import default_registry
-
-    if app is None:
-        return default_registry().descriptions()
-    return registry_for(TuiSlashHost(app)).descriptions()
 
 
 def works_without_session(name: str) -> bool:

@@ -1,14 +1,15 @@
-"""An app that paints first and builds its session after.
+"""The app's session: given ready, or built after the first frame (``SessionStarter``).
 
 ``nerve`` must show its first frame within ~300 ms, but building a real session takes longer
 (settings, the tool registry, hooks, git probes), and the model SDK longer still. So the app
-gets a ready session (tests, the demo) or a factory (``nerve``): it paints, then runs the
-factory in a thread, then asks the session to ``prewarm`` (import the SDK in the background).
-The subclass decides what the user sees through ``session_started`` and ``session_failed``.
+gets a ready session (tests, the demo) or a factory (``nerve``): it paints, then
+``SessionStarter.after_first_frame`` runs the factory in a thread, then asks the session to
+``prewarm`` (import the SDK in the background). The app decides what the user sees through the
+``started`` and ``failed`` callbacks.
 
 Folder trust comes before the build: a factory may also have a ``trust_question()`` method
-(``agent_cli.session.trust.TrustQuestion`` or ``None``), run in a thread first; if it returns a question
-the subclass's ``resolve_trust`` answers it (the TUI asks the user) before the factory runs, so
+(``agent_cli.session.trust.TrustQuestion`` or ``None``), run in a thread first; if it returns a
+question the ``trust`` callback answers it (the TUI asks the user) before the factory runs, so
 the session is built once, with the settings the answer allows.
 """
 
@@ -16,22 +17,30 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from textual.app import App
 
 from agent_cli.boot import gc_pause
 from agent_cli.tui.bench_hook import BENCH_ENV, FirstFrameProbe
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from agent_cli.session.port import SessionPort
     from agent_cli.session.trust import TrustQuestion
 
-__all__ = ["CLOSE_WAIT_S", "SessionFactory", "SessionHost", "SessionNotReady", "startup_message"]
+__all__ = [
+    "CLOSE_WAIT_S",
+    "SessionFactory",
+    "SessionNotReady",
+    "SessionStarter",
+    "startup_message",
+]
 
 SessionFactory = Callable[[], "SessionPort"]
+SessionStarted = Callable[["SessionPort"], Awaitable[None]]
+TrustResolver = Callable[["TrustQuestion"], Awaitable[None]]
 CLOSE_WAIT_S = 30.0  # on exit, how long to wait for a session still being built, to close it
 
 
@@ -39,108 +48,61 @@ class SessionNotReady(RuntimeError):
     """The session is still being built, or failed to build."""
 
 
-class SessionHost(App[int]):
-    """Owns the session: given ready, or built by ``session_factory`` after the first frame."""
+class SessionStarter:
+    """Owns the app's session: ``session`` (raises ``SessionNotReady`` while there is none),
+    ``ready`` and ``error`` read it; ``after_first_frame`` starts it; ``close`` ends it.
+
+    ``started`` runs once the session is ready (on the event loop); ``failed`` gets what the user
+    reads when the factory raised; ``trust`` answers a folder-trust question (and records a Yes).
+    """
 
     def __init__(
-        self, session: SessionPort | None = None, session_factory: SessionFactory | None = None
+        self,
+        app: App[Any],
+        session: SessionPort | None,
+        factory: SessionFactory | None,
+        *,
+        started: SessionStarted,
+        failed: Callable[[str], None],
+        trust: TrustResolver,
     ) -> None:
-        if (session is None) == (session_factory is None):
+        if (session is None) == (factory is None):
             raise ValueError("the app needs exactly one of session and session_factory")
-        super().__init__()
+        self._app = app
         self._session = session
-        self._factory = session_factory
+        self._factory = factory
+        self._started = started
+        self._failed = failed
+        self._trust = trust
         self._building: asyncio.Future[SessionPort] | None = None
-        self.startup_error: str | None = None
+        self.error: str | None = None
         bench = os.environ.get(BENCH_ENV)
-        self.first_frame_probe = FirstFrameProbe(Path(bench)) if bench else None
+        self._probe = FirstFrameProbe(Path(bench)) if bench else None
 
     @property
     def session(self) -> SessionPort:
         """The running session; raises SessionNotReady while there is none."""
         if self._session is None:
-            raise SessionNotReady(self.startup_error or "the session is still starting")
+            raise SessionNotReady(self.error or "the session is still starting")
         return self._session
 
     @property
-    def session_ready(self) -> bool:
+    def ready(self) -> bool:
         return self._session is not None
-
-    # -- hooks for the subclass ------------------------------------------------------------
-
-    async def session_started(self, session: SessionPort) -> None:
-        """The session is ready (called once, on the event loop)."""
-
-    def session_failed(self, message: str) -> None:
-        """The factory raised; ``message`` says why, for the user."""
-
-    async def resolve_trust(self, question: TrustQuestion) -> None:
-        """Answer a folder-trust question before the session is built (and record a Yes).
-        The default answers No: nothing is recorded and the project stays untrusted."""
-
-    # -- start and stop --------------------------------------------------------------------
 
     def after_first_frame(self) -> None:
         """Call once the first frame is painted (``call_after_refresh`` in ``on_mount``)."""
-        if self.first_frame_probe is not None:
-            self.first_frame_probe.frame()
+        if self._probe is not None:
+            self._probe.frame()
         if self._session is not None:
-            self.run_worker(self._started(self._session), group="startup")
+            self._app.run_worker(self._start(self._session), group="startup")
             return
-        assert self._factory is not None
         if callable(getattr(self._factory, "trust_question", None)):
-            self.run_worker(self._trust_then_build(), group="startup")
+            self._app.run_worker(self._trust_then_build(), group="startup")
             return
         self._start_factory()
 
-    def _start_factory(self) -> None:
-        assert self._factory is not None
-        # run_in_executor rather than a thread worker: on exit the result is still wanted (to
-        # close it), and a cancelled worker would drop it.
-        self._building = asyncio.get_running_loop().run_in_executor(None, self._factory)
-        self.run_worker(self._await_factory(self._building), group="startup")
-
-    async def _trust_then_build(self) -> None:
-        factory: Any = self._factory  # one offering the question is duck-typed (see above)
-        question: TrustQuestion | None = None
-        try:
-            question = await asyncio.get_running_loop().run_in_executor(
-                None, factory.trust_question
-            )
-        except Exception:  # the factory reports settings problems itself
-            question = None
-        if question is not None:
-            await self.resolve_trust(question)
-        self._start_factory()
-
-    async def _await_factory(self, building: asyncio.Future[SessionPort]) -> None:
-        try:
-            session = await asyncio.shield(building)
-        except Exception as exc:
-            gc_pause.resume()  # no session: start-up is over all the same
-            self.startup_error = startup_message(exc)
-            self.session_failed(self.startup_error)
-            self._bench_done()
-            return
-        self._session = session
-        await self._started(session)
-
-    async def _started(self, session: SessionPort) -> None:
-        prewarm = getattr(session, "prewarm", None)
-        if callable(prewarm):
-            try:
-                prewarm()
-            except Exception:  # an optimisation only: the first request imports what it needs
-                pass
-        self._bench_done()
-        await self.session_started(session)
-
-    def _bench_done(self) -> None:
-        if self.first_frame_probe is not None:
-            self.first_frame_probe.ready(self.startup_error)
-            self.call_after_refresh(self.exit, 0)  # after painting what start-up showed
-
-    async def close_session(self) -> None:
+    async def close(self) -> None:
         """Close the session; one still being built is awaited first (bounded), then closed."""
         session = self._session
         if session is None and self._building is not None:
@@ -154,6 +116,53 @@ class SessionHost(App[int]):
             await session.close()
         except Exception:  # closing must never keep the terminal hostage
             pass
+
+    def _start_factory(self) -> None:
+        assert self._factory is not None
+        # run_in_executor rather than a thread worker: on exit the result is still wanted (to
+        # close it), and a cancelled worker would drop it.
+        self._building = asyncio.get_running_loop().run_in_executor(None, self._factory)
+        self._app.run_worker(self._await_factory(self._building), group="startup")
+
+    async def _trust_then_build(self) -> None:
+        factory: Any = self._factory  # one offering the question is duck-typed (see above)
+        question: TrustQuestion | None = None
+        try:
+            question = await asyncio.get_running_loop().run_in_executor(
+                None, factory.trust_question
+            )
+        except Exception:  # the factory reports settings problems itself
+            question = None
+        if question is not None:
+            await self._trust(question)
+        self._start_factory()
+
+    async def _await_factory(self, building: asyncio.Future[SessionPort]) -> None:
+        try:
+            session = await asyncio.shield(building)
+        except Exception as exc:
+            gc_pause.resume()  # no session: start-up is over all the same
+            self.error = startup_message(exc)
+            self._failed(self.error)
+            self._bench_done()
+            return
+        self._session = session
+        await self._start(session)
+
+    async def _start(self, session: SessionPort) -> None:
+        prewarm = getattr(session, "prewarm", None)
+        if callable(prewarm):
+            try:
+                prewarm()
+            except Exception:  # an optimisation only: the first request imports what it needs
+                pass
+        self._bench_done()
+        await self._started(session)
+
+    def _bench_done(self) -> None:
+        if self._probe is not None:
+            self._probe.ready(self.error)
+            self._app.call_after_refresh(self._app.exit, 0)  # after painting what start-up showed
 
 
 def startup_message(exc: BaseException) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_cli.tui.widgets.todos import result_view
+from agent_cli.tui.todos import result_view
 from tools.terminal_text import reveal
 
 __all__ = ["EDIT_TOOLS", "UserView", "diff_counts", "rejected_label", "shown_header", "user_view"]

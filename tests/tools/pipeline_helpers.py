@@ -26,6 +26,7 @@ from tools.context import (
     PermissionResponse,
     RuntimeState,
     ToolOptions,
+    ToolServices,
     ToolUseContext,
 )
 from tools.result import ToolResult
@@ -106,7 +107,7 @@ def make_ctx(
     prompts: ScriptedPrompts | None = None,
     hooks: Any = None,
     session_dir: Path | None = None,
-    extra: dict[str, Any] | None = None,
+    services: ToolServices | None = None,
     events: list[Any] | None = None,
     progress: list[tuple[str, Any]] | None = None,
     loaded_deferred: frozenset[str] = frozenset(),
@@ -123,7 +124,7 @@ def make_ctx(
         options=ToolOptions(
             tools=tuple(tools),
             session_dir=session_dir,
-            extra=extra or {},
+            services=services or ToolServices(),
             loaded_deferred=loaded_deferred,
         ),
         state=RuntimeState(),
@@ -141,13 +142,11 @@ def hook_script(directory: Path, name: str, stdout: str, exit_code: int = 0) -> 
 
 
 def hook_runner(directory: Path, config: dict[str, Any]) -> Any:
-    from tools.hooks.runner import HookRunner
+    from tools.hooks.runner import HookRunner, HookSession
 
     return HookRunner(
         config,
-        session_id="test-session",
-        transcript_path=None,
-        cwd=directory,
+        session=HookSession("test-session", transcript_path=None, cwd=directory),
         output_dir=directory / "hook-out",
         env={"PATH": os.environ.get("PATH", "")},
         default_timeout_s=30,

@@ -105,8 +105,8 @@ def _parent(tmp_path: Path) -> ToolUseContext:
     state = RuntimeState()
     state.read_files.record(ReadRecord(tmp_path / "seen.txt", "h", 1))
     state.messages.append({"role": "user", "content": "parent secret"})
-    state.shared["background_tasks"] = object()
-    state.shared["bash_cwd"] = str(tmp_path)
+    state.conversation.background_tasks = object()  # type: ignore[assignment]
+    state.conversation.bash_cwd = tmp_path
     return ToolUseContext(
         permissions=PermissionContext(cwd=tmp_path),
         options=ToolOptions(tools=(), session_dir=tmp_path / "session"),
@@ -122,17 +122,18 @@ def test_subagent_context_share_and_isolate_choices(tmp_path: Path) -> None:
     # bubble: the child's asks go to the parent's prompt
     assert child.permissions.mode is PermissionMode.BUBBLE
     assert child.permissions.rules == parent.permissions.rules
-    # shared: callbacks, hooks, session dir, the background task manager
+    # shared: callbacks, hooks, session dir, the services, the background task manager
     assert child.callbacks is parent.callbacks and child.hooks == "the hook runner"
     assert child.options.session_dir == parent.options.session_dir
-    assert child.state.shared["background_tasks"] is parent.state.shared["background_tasks"]
+    assert child.options.services is parent.options.services
+    assert child.state.conversation.background_tasks is parent.state.conversation.background_tasks
     # isolated: messages, read-file state (cloned), the shell cwd value
     assert child.state.messages == []
     assert tmp_path / "seen.txt" in child.state.read_files
     child.state.read_files.record(ReadRecord(tmp_path / "child.txt", "h", 1))
     assert tmp_path / "child.txt" not in parent.state.read_files
-    child.state.shared["bash_cwd"] = "/elsewhere"
-    assert parent.state.shared["bash_cwd"] == str(tmp_path)
+    child.state.conversation.bash_cwd = Path("/elsewhere")
+    assert parent.state.conversation.bash_cwd == tmp_path
     # agent identity and the frozen prompt
     assert child.agent.agent_id == "a1" and child.agent.parent_agent_id is None
     assert child.agent.system_prompt == "child prompt"

@@ -14,8 +14,9 @@ start; an apostrophe between letters; a closing quote otherwise.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from typing import Literal
+
+from tools.records import datarecord
 
 __all__ = ["Match", "apply_curly_quotes", "find_matches", "normalize_quotes"]
 
@@ -29,7 +30,7 @@ def normalize_quotes(text: str) -> str:
     return text.translate(_QUOTES)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Match:
     """Where ``old_string`` is in the file: non-overlapping spans of the actual text."""
 

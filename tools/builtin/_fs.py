@@ -15,12 +15,12 @@ import stat
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from permissions.paths import first_matching_path_rule
 from permissions.types import RuleBehavior
 from tools.context import ReadFileState, ReadRecord, ToolUseContext, content_hash
+from tools.records import datarecord
 
 __all__ = [
     "BINARY_EXTENSIONS",
@@ -153,7 +153,7 @@ def missing_file_message(path: Path, cwd: Path) -> str:
     return msg
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class FileSnapshot:
     """The bytes of a file with the stat data taken before they were read."""
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from config.safe_git import safe_git_argv
+from tools.records import datarecord
 
 __all__ = [
     "WORKTREES_DIR",
@@ -43,7 +43,7 @@ class WorktreeError(Exception):
     """A worktree operation that cannot be done; the message says why, for the model or user."""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class WorktreeSession:
     """The worktree a session is in and the directory it left to get there."""
 
@@ -56,7 +56,7 @@ class WorktreeSession:
     created: bool  # made by this session (False: an existing worktree of that name, re-entered)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class WorktreeChanges:
     """What removing the worktree would lose: uncommitted files and commits found nowhere else."""
 

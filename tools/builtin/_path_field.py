@@ -1,5 +1,6 @@
-"""What the file tools share: the path field (validation, backfill, permission paths) and the
-presentation of a change (message for the model, diff for the UI).
+"""What the file tools share: the path field (validation, backfill, permission paths), the
+presentation of a change (message for the model, diff for the UI), and ``change_tool``, which
+builds Edit, Write and NotebookEdit around their ``FileChange``.
 
 Read, Edit, Write and NotebookEdit take a required absolute path (``file_path`` or
 ``notebook_path``); Glob and Grep an optional ``path`` that defaults to the cwd. Each tool
@@ -10,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -20,10 +20,13 @@ from permissions.types import ToolKind
 from tools.base import ProgressFn, Tool, build_tool, default_to_content
 from tools.builtin._fs import is_absolute_input, record_whole_file, resolve_path
 from tools.context import ToolUseContext
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.messages import ResultBlock
+from tools.records import datarecord
+from tools.result import ToolResult, ValidationError
 
 __all__ = [
     "ChangeOutput",
+    "FileChange",
     "PathField",
     "Written",
     "apply_change",
@@ -36,7 +39,7 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PathField:
     """``name`` is the input field; ``required`` fields must be absolute (or ``~/…``)."""
 
@@ -80,7 +83,7 @@ class ChangeOutput(Protocol):
     diff: str
 
 
-def change_content(data: Any) -> str | list[ContentBlock]:
+def change_content(data: Any) -> str | list[ResultBlock]:
     """``to_content`` of Edit, Write and NotebookEdit: the model gets the message only."""
     message = getattr(data, "message", None)
     if isinstance(message, str) and isinstance(getattr(data, "diff", None), str):
@@ -137,37 +140,49 @@ async def preview_change(
     return render(planned), None
 
 
+@datarecord(frozen=True, slots=True)
+class FileChange(Generic[M]):
+    """How a file-changing tool changes its file: the path ``field`` (validated, then ``check``
+    runs), the ``plan`` of the change (or the error for the model), the plan rendered for the
+    permission prompt, and ``apply``, which writes it (``verb`` names it in OS errors)."""
+
+    field: PathField
+    plan: Callable[[Any, ToolUseContext], Any]
+    apply: Callable[[Any, ToolUseContext], tuple[ToolResult, Written | None]]
+    render_plan: Callable[[Any, M], str]
+    verb: str
+    check: Callable[[M], ValidationError | None] | None = None
+
+
 def change_tool(
     *,
     name: str,
     input_model: type[M],
-    field: PathField,
-    plan: Callable[[Any, ToolUseContext], Any],
-    apply: Callable[[Any, ToolUseContext], tuple[ToolResult, Written | None]],
-    render_plan: Callable[[Any, Any], str],
-    verb: str,
     description: str,
     search_hint: str,
-    check: Callable[[Any], ValidationError | None] | None = None,
+    change: FileChange[M],
 ) -> Tool[M]:
     """Edit, Write and NotebookEdit: one shape of tool around a ``plan`` and its ``apply``.
 
-    The path ``field`` is validated (then ``check`` runs), backfilled and judged as an edit;
-    the permission prompt previews ``render_plan(plan, inp)``; the call writes through
-    ``apply_change``; the model gets the change's message and the UI its diff.
+    The path field is validated (then ``change.check`` runs), backfilled and judged as an
+    edit; the permission prompt previews ``change.render_plan(plan, inp)``; the call writes
+    through ``apply_change``; the model gets the change's message and the UI its diff.
     """
+    field = change.field
 
     async def call(inp: M, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
         path = resolve_path(getattr(inp, field.name), ctx.cwd)
-        return await apply_change(apply, inp, ctx, path=path, verb=verb)
+        return await apply_change(change.apply, inp, ctx, path=path, verb=change.verb)
 
     async def prepare_prompt(inp: M, ctx: ToolUseContext) -> tuple[str | None, None]:
-        return await preview_change(plan, inp, ctx, lambda planned: render_plan(planned, inp))
+        return await preview_change(
+            change.plan, inp, ctx, lambda planned: change.render_plan(planned, inp)
+        )
 
     def validate(inp: M, _ctx: ToolUseContext) -> ValidationError | None:
         if (error := field.check(inp)) is not None:
             return error
-        return check(inp) if check is not None else None
+        return change.check(inp) if change.check is not None else None
 
     return build_tool(
         name=name,

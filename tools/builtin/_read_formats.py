@@ -11,11 +11,11 @@ import io
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.result import ContentBlock
+from tools.messages import ResultBlock
+from tools.records import datarecord
 
 __all__ = [
     "MAX_PDF_PAGES_PER_CALL",
@@ -50,7 +50,7 @@ def image_media_type(head: bytes) -> str | None:
     return None
 
 
-def _image_block(data: bytes, media_type: str) -> ContentBlock:
+def _image_block(data: bytes, media_type: str) -> ResultBlock:
     return {
         "type": "image",
         "source": {
@@ -61,11 +61,11 @@ def _image_block(data: bytes, media_type: str) -> ContentBlock:
     }
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ImageRead:
     """An image as the model will see it, and how it was changed on the way."""
 
-    block: ContentBlock
+    block: ResultBlock
     original_size: tuple[int, int] | None
     sent_size: tuple[int, int] | None
     sent_bytes: int
@@ -181,7 +181,7 @@ def _clip(text: str) -> str:
     return text[:MAX_NOTEBOOK_OUTPUT_CHARS] + f"\n… [output truncated: {len(text)} chars]"
 
 
-def _output_blocks(output: Any) -> list[ContentBlock]:
+def _output_blocks(output: Any) -> list[ResultBlock]:
     kind = output.get("output_type")
     if kind == "stream":
         return [{"type": "text", "text": _clip(_joined(output.get("text", "")))}]
@@ -191,7 +191,7 @@ def _output_blocks(output: Any) -> list[ContentBlock]:
             or f"{output.get('ename')}: {output.get('evalue')}"
         )
         return [{"type": "text", "text": _clip(re.sub(r"\x1b\[[0-9;]*m", "", tb))}]
-    blocks: list[ContentBlock] = []
+    blocks: list[ResultBlock] = []
     data = output.get("data", {})
     for mime in ("image/png", "image/jpeg"):
         if mime in data:
@@ -207,13 +207,13 @@ def _output_blocks(output: Any) -> list[ContentBlock]:
     return blocks
 
 
-def read_notebook(data: bytes) -> list[ContentBlock]:
+def read_notebook(data: bytes) -> list[ResultBlock]:
     """A notebook as content blocks: each cell (id, type, source) then its outputs."""
     import nbformat
 
     nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     lang = nb.metadata.get("language_info", {}).get("name", "python")
-    blocks: list[ContentBlock] = []
+    blocks: list[ResultBlock] = []
     texts: list[str] = []
 
     def flush() -> None:

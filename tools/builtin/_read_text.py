@@ -11,11 +11,11 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from tools.builtin._text import MAX_LINE_CHARS, format_line, sniff_encoding
+from tools.records import datarecord
 
 __all__ = ["DEFAULT_LIMIT", "HASH_CAP", "MAX_OUTPUT_TOKENS", "TextPage", "read_text_page"]
 
@@ -132,7 +132,7 @@ class _LineStream:
         return count + (0 if last == "\n" else 1)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class TextPage:
     """One Read of a text file: the numbered lines and what is known about the whole file."""
 

@@ -14,12 +14,12 @@ import shutil
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from tools.context import AbortSignal
 from tools.process.owners import note_group, owner_env
+from tools.records import datarecord
 
 __all__ = ["VCS_DIRS", "RgRun", "find_rg", "run_rg", "vcs_excludes"]
 
@@ -41,7 +41,7 @@ def vcs_excludes() -> list[str]:
     return [f"--glob=!{name}" for name in VCS_DIRS]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RgRun:
     """What one ripgrep process did."""
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import codecs
 import difflib
-from dataclasses import dataclass
+
+from tools.records import datarecord
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -25,7 +26,7 @@ __all__ = [
 MAX_LINE_CHARS = 2000
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class DecodedText:
     """A file's text with how to write it back: codec, BOM and line-ending style."""
 

@@ -3,7 +3,7 @@
 The cache holds converted pages (not answers: the same page may be asked another question),
 keyed by the URL after the https upgrade, bounded in total characters (least recently used
 goes first). One process-wide cache serves every session and sub-agent; a context may carry
-its own in ``ctx.state.shared[CACHE_KEY]`` (tests use that to control the clock).
+its own in ``ctx.state.conversation.web_cache`` (tests use that to control the clock).
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 if TYPE_CHECKING:
     from tools.context import ToolUseContext
 
-__all__ = ["CACHE_KEY", "CACHE_TTL_S", "PageCache", "page_cache"]
+__all__ = ["CACHE_TTL_S", "PageCache", "page_cache"]
 
-CACHE_KEY = "web_fetch_cache"
 CACHE_TTL_S = 15 * 60.0
 MAX_CACHED_CHARS = 50_000_000
 
@@ -82,5 +81,5 @@ _PROCESS_CACHE: PageCache[object] = PageCache(size=lambda p: len(getattr(p, "con
 
 def page_cache(ctx: ToolUseContext) -> PageCache[object]:
     """The context's own cache if it carries one, else the process-wide cache."""
-    own = ctx.state.shared.get(CACHE_KEY)
-    return own if isinstance(own, PageCache) else _PROCESS_CACHE
+    own = ctx.state.conversation.web_cache
+    return own if own is not None else _PROCESS_CACHE

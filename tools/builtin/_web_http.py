@@ -15,15 +15,15 @@ httpx is imported on the first fetch, never at start-up.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from tools.context import ToolUseContext
 
 __all__ = [
-    "LIMITS_KEY",
     "CrossHostRedirect",
     "FetchError",
     "FetchLimits",
@@ -35,7 +35,6 @@ __all__ = [
     "upgrade_url",
 ]
 
-LIMITS_KEY = "web_fetch_limits"
 USER_AGENT = "Nerve-WebFetch/1.0 (+terminal coding agent)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _TEXT_TYPES = frozenset(
@@ -57,9 +56,9 @@ _TEXT_TYPES = frozenset(
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class FetchLimits:
-    """Bounds of one fetch. A context may carry its own in ``ctx.options.extra[LIMITS_KEY]``."""
+    """Bounds of one fetch. A context may carry its own in ``ctx.options.services.fetch_limits``."""
 
     max_bytes: int = 10 * 1024 * 1024
     timeout_s: float = 60.0
@@ -68,7 +67,7 @@ class FetchLimits:
     max_markdown_chars: int = 100_000  # what the fast model is shown of the page
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class FetchedPage:
     """A page as text (Markdown for HTML), ready for the prompt."""
 
@@ -81,7 +80,7 @@ class FetchedPage:
     truncated: bool = False  # the body was larger than ``max_bytes``
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CrossHostRedirect:
     original_url: str
     redirect_url: str
@@ -98,8 +97,8 @@ class FetchError(Exception):
 
 
 def fetch_limits(ctx: ToolUseContext) -> FetchLimits:
-    own = ctx.options.extra.get(LIMITS_KEY)
-    return own if isinstance(own, FetchLimits) else FetchLimits()
+    own = ctx.options.services.fetch_limits
+    return own if own is not None else FetchLimits()
 
 
 def is_loopback_host(host: str | None) -> bool:

@@ -2,7 +2,7 @@
 
 The tool layer cannot run a model loop (``tools`` never imports ``agent_cli``), so the tool
 declares a port, :class:`SubagentRunner`, and finds its implementation in
-``ctx.options.extra["subagent_runner"]`` (``agent_cli.agents.runner`` provides it). The runner gives
+``ctx.options.services.subagent_runner`` (``agent_cli.agents.runner`` provides it). The runner gives
 the child a context made by ``create_subagent_context`` (its permission asks bubble up to the
 parent's prompt, its abort signal is a child of the parent's), records the child's conversation
 in a sidechain transcript, and returns its final text.
@@ -18,7 +18,7 @@ rule on Agent still wins (the engine applies them before the tool's own verdict)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -27,12 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from permissions.types import Decision, ReasonKind, Verdict
 from tools.base import ProgressFn, build_tool
 from tools.context import ToolUseContext
+from tools.messages import Message
+from tools.records import datarecord
 from tools.result import ToolResult, ValidationError
 
 __all__ = [
     "AGENT",
     "DEFAULT_SUBAGENT_TYPE",
-    "RUNNER_KEY",
     "TOOLS",
     "AgentDefinition",
     "AgentInput",
@@ -43,7 +44,6 @@ __all__ = [
     "render_agent_progress",
 ]
 
-RUNNER_KEY = "subagent_runner"
 DEFAULT_SUBAGENT_TYPE = "general-purpose"
 
 _DESCRIPTION = """\
@@ -80,7 +80,7 @@ class AgentInput(BaseModel):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class AgentDefinition:
     """A sub-agent type: built-in or loaded from ``.claude/agents/*.md`` / ``.nerve/agents``.
 
@@ -100,13 +100,13 @@ class AgentDefinition:
     path: Path | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SubagentResult:
     """What a finished sub-agent hands back to the Agent tool."""
 
     text: str
     agent_id: str
-    messages: tuple[dict[str, Any], ...] = ()
+    messages: tuple[Message, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
     transcript_path: Path | None = None
     tool_uses: int = 0
@@ -116,7 +116,7 @@ class SubagentResult:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class AgentProgress:
     """The sub-agent's live view: its current step and the last few before it."""
 
@@ -170,8 +170,7 @@ class AgentOutput(BaseModel):
 
 
 def _runner(ctx: ToolUseContext) -> SubagentRunner | None:
-    runner = ctx.options.extra.get(RUNNER_KEY)
-    return runner if isinstance(runner, SubagentRunner) else None
+    return ctx.options.services.subagent_runner
 
 
 def _backfill(inp: AgentInput, _ctx: ToolUseContext) -> AgentInput:

@@ -13,13 +13,13 @@ as is) and permission bits, and is written atomically.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.builtin._edit_match import apply_curly_quotes, find_matches
 from tools.builtin._fs import (
+    FileSnapshot,
     atomic_write,
     check_writable_state,
     find_missing_file_alternative,
@@ -29,12 +29,14 @@ from tools.builtin._fs import (
     special_file_reason,
 )
 from tools.builtin._path_field import (
+    FileChange,
     PathField,
     Written,
     change_tool,
 )
 from tools.builtin._text import decode_bytes, encode_text, format_line, unified_diff
 from tools.context import ToolUseContext
+from tools.records import datarecord
 from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "EditInput", "EditOutput", "edit_tool", "snippet_around"]
@@ -82,7 +84,7 @@ class EditOutput(BaseModel):
     original_file: str | None = Field(default=None, exclude=True)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Plan:
     path: Path
     before: str
@@ -104,6 +106,15 @@ def snippet_around(text: str, first: int, last: int, context: int = SNIPPET_CONT
     return "\n".join(format_line(n, lines[n - 1]) for n in range(lo, hi + 1))
 
 
+@datarecord(frozen=True, slots=True)
+class _Replacement:
+    after: str
+    count: int
+    start: int  # offset of the first replacement
+    inserted: str  # the text put in (curly quotes kept when the match was fuzzy)
+    fuzzy: bool
+
+
 def _plan(inp: EditInput, ctx: ToolUseContext) -> _Plan | str:
     """Everything an edit does except writing; a string is the error for the model."""
     path = resolve_path(inp.file_path, ctx.cwd)
@@ -111,15 +122,10 @@ def _plan(inp: EditInput, ctx: ToolUseContext) -> _Plan | str:
     if reason:
         return reason
     if not path.exists():
-        alternative = find_missing_file_alternative(path)
-        if alternative is not None and inp.old_string:
-            path = alternative
-        elif inp.old_string == "":
-            data = inp.new_string.encode("utf-8")
-            last = max(1, inp.new_string.count("\n") + 1)
-            return _Plan(path, "", inp.new_string, data, None, 1, True, False, 1, last)
-        else:
-            return missing_file_message(path, ctx.cwd)
+        found = _missing_file(path, inp, ctx)
+        if not isinstance(found, Path):
+            return found
+        path = found
     if path.is_dir():
         return f"{path} is a directory, not a file."
     if path.stat().st_size > MAX_EDIT_BYTES:
@@ -130,46 +136,81 @@ def _plan(inp: EditInput, ctx: ToolUseContext) -> _Plan | str:
     refusal = check_writable_state(path, ctx, snap)
     if refusal:
         return refusal
+    return _plan_replacement(path, snap, inp)
+
+
+def _missing_file(path: Path, inp: EditInput, ctx: ToolUseContext) -> Path | _Plan | str:
+    """For a missing file: a near-named one to edit instead, the plan that creates it (empty
+    ``old_string``), or the error."""
+    alternative = find_missing_file_alternative(path)
+    if alternative is not None and inp.old_string:
+        return alternative
+    if inp.old_string == "":
+        data = inp.new_string.encode("utf-8")
+        last = max(1, inp.new_string.count("\n") + 1)
+        return _Plan(path, "", inp.new_string, data, None, 1, True, False, 1, last)
+    return missing_file_message(path, ctx.cwd)
+
+
+def _plan_replacement(path: Path, snap: FileSnapshot, inp: EditInput) -> _Plan | str:
+    """The edit of an existing file's text, in the file's own encoding and line endings."""
     dec = decode_bytes(snap.data)
     work = dec.text.replace("\r\n", "\n") if dec.crlf else dec.text
     old, new = inp.old_string, inp.new_string
     if dec.crlf:
         old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
-    fuzzy = False
-    if old == "":
-        after, count, start, new_text = new, 1, 0, new
-    else:
-        match = find_matches(work, old)
-        if match is None:
-            return (
-                f"String to replace not found in file.\nString: {inp.old_string}\n"
-                "Read the file again and copy the text exactly (without the line-number "
-                "prefix), including its whitespace and indentation."
-            )
-        count = len(match.spans)
-        if count > 1 and not inp.replace_all:
-            return (
-                f"Found {count} matches of the string to replace, but replace_all is false. "
-                "To replace all occurrences, set replace_all to true. To replace only one "
-                "occurrence, provide more context to uniquely identify the instance.\n"
-                f"String: {inp.old_string}"
-            )
-        fuzzy = match.how == "fuzzy"
-        first_start, first_end = match.spans[0]
-        new_text = apply_curly_quotes(new, work[first_start:first_end]) if fuzzy else new
-        pieces, pos = [], 0
-        for s, e in match.spans:
-            pieces += [work[pos:s], new_text]
-            pos = e
-        pieces.append(work[pos:])
-        after, start = "".join(pieces), first_start
+    replaced = _replace(work, old, new, inp)
+    if isinstance(replaced, str):
+        return replaced
+    after = replaced.after
     if after == work:
         return "Original and edited file match exactly. Failed to apply edit."
-    first_line = work.count("\n", 0, start) + 1
-    last_line = first_line + new_text.count("\n")
+    first_line = work.count("\n", 0, replaced.start) + 1
+    last_line = first_line + replaced.inserted.count("\n")
     out = after.replace("\n", "\r\n") if dec.crlf else after
     data, _ = encode_text(out, dec.encoding, dec.bom)
-    return _Plan(path, work, after, data, snap.mode, count, False, fuzzy, first_line, last_line)
+    return _Plan(
+        path=path,
+        before=work,
+        after=after,
+        data=data,
+        mode=snap.mode,
+        replacements=replaced.count,
+        created=False,
+        fuzzy=replaced.fuzzy,
+        first_line=first_line,
+        last_line=last_line,
+    )
+
+
+def _replace(work: str, old: str, new: str, inp: EditInput) -> _Replacement | str:
+    """``old`` replaced by ``new`` in ``work`` (``\\n`` line endings), or the error."""
+    if old == "":
+        return _Replacement(new, 1, 0, new, False)
+    match = find_matches(work, old)
+    if match is None:
+        return (
+            f"String to replace not found in file.\nString: {inp.old_string}\n"
+            "Read the file again and copy the text exactly (without the line-number "
+            "prefix), including its whitespace and indentation."
+        )
+    count = len(match.spans)
+    if count > 1 and not inp.replace_all:
+        return (
+            f"Found {count} matches of the string to replace, but replace_all is false. "
+            "To replace all occurrences, set replace_all to true. To replace only one "
+            "occurrence, provide more context to uniquely identify the instance.\n"
+            f"String: {inp.old_string}"
+        )
+    fuzzy = match.how == "fuzzy"
+    first_start, first_end = match.spans[0]
+    new_text = apply_curly_quotes(new, work[first_start:first_end]) if fuzzy else new
+    pieces, pos = [], 0
+    for s, e in match.spans:
+        pieces += [work[pos:s], new_text]
+        pos = e
+    pieces.append(work[pos:])
+    return _Replacement("".join(pieces), count, first_start, new_text, fuzzy)
 
 
 def _apply(inp: EditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | None]:
@@ -214,14 +255,16 @@ def _check(inp: EditInput) -> ValidationError | None:
 edit_tool = change_tool(
     name="Edit",
     input_model=EditInput,
-    field=PathField("file_path"),
-    plan=_plan,
-    apply=_apply,
-    render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
-    verb="edit",
     description=DESCRIPTION,
     search_hint="modify file replace string",
-    check=_check,
+    change=FileChange(
+        field=PathField("file_path"),
+        plan=_plan,
+        apply=_apply,
+        render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
+        verb="edit",
+        check=_check,
+    ),
 )
 
 TOOLS = (edit_tool,)

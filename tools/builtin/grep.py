@@ -174,19 +174,49 @@ def _by_mtime(run_cwd: Path, paths: list[str]) -> list[str]:
 
 async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
     target = resolve_path(inp.path, ctx.cwd) if inp.path else ctx.cwd
-    if not target.exists():
-        return ToolResult(data=f"Path does not exist: {target}", is_error=True)
-    if not target.is_dir() and (reason := special_file_reason(target)) is not None:
-        return ToolResult(data=reason, is_error=True)  # rg would block opening a FIFO
-    if find_rg() is None:
-        return ToolResult(data="Grep needs ripgrep (rg), which is not installed.", is_error=True)
+    refusal = _refusal(target)
+    if refusal is not None:
+        return ToolResult(data=refusal, is_error=True)
     run_cwd = ctx.cwd if ctx.cwd.is_dir() else (target if target.is_dir() else target.parent)
+    mode = inp.output_mode or "files_with_matches"
+    args = _build_args(inp, mode, _target_arg(target, run_cwd))
+    run = await run_rg(args, run_cwd, ctx.abort, _progress_counter(mode, progress))
+    if run.aborted:
+        return ToolResult(data="Grep was interrupted.", is_error=True)
+    stderr = run.stderr.strip()
+    if run.returncode == 2 and not run.stdout:
+        return ToolResult(data=f"ripgrep error: {stderr or 'exit status 2'}", is_error=True)
+    found = _FOUND[mode](run.stdout, inp, run_cwd, hidden_by_read_rules(ctx))
+    text = _text(mode, found, inp)
+    if run.truncated:
+        text += "\n\n(ripgrep output exceeded 256 MiB and was cut; narrow the search.)"
+    if run.returncode == 2 and stderr:
+        text += f"\n\n(ripgrep reported errors: {stderr.splitlines()[0]})"
+    return ToolResult(data=text)
+
+
+def _refusal(target: Path) -> str | None:
+    """Why the search cannot run on ``target``, or None."""
+    if not target.exists():
+        return f"Path does not exist: {target}"
+    if not target.is_dir() and (reason := special_file_reason(target)) is not None:
+        return reason  # rg would block opening a FIFO
+    if find_rg() is None:
+        return "Grep needs ripgrep (rg), which is not installed."
+    return None
+
+
+def _target_arg(target: Path, run_cwd: Path) -> str:
+    """``target`` as rg is given it: relative to where rg runs when it is under it."""
     try:
         rel = target.relative_to(run_cwd)
-        arg = "." if str(rel) == "." else str(rel)
     except ValueError:
-        arg = str(target)
-    mode = inp.output_mode or "files_with_matches"
+        return str(target)
+    return "." if str(rel) == "." else str(rel)
+
+
+def _progress_counter(mode: str, progress: ProgressFn) -> Callable[[bytes], None]:
+    """Reports the lines (content mode) or files found so far as rg's output arrives."""
     seen = 0
     marker = b"\0" if mode == "content" else b"\n"
 
@@ -195,58 +225,66 @@ async def _call(inp: GrepInput, ctx: ToolUseContext, progress: ProgressFn) -> To
         seen += chunk.count(marker)
         progress({"tool": "Grep", "lines" if mode == "content" else "files": seen})
 
-    run = await run_rg(_build_args(inp, mode, arg), run_cwd, ctx.abort, on_chunk)
-    if run.aborted:
-        return ToolResult(data="Grep was interrupted.", is_error=True)
-    stderr = run.stderr.strip()
-    if run.returncode == 2 and not run.stdout:
-        return ToolResult(data=f"ripgrep error: {stderr or 'exit status 2'}", is_error=True)
-    stdout = run.stdout
-    hidden = hidden_by_read_rules(ctx)
-    if hidden is not None and mode == "content":
+    return on_chunk
+
+
+# What a search found, in page order, and its summary line ("" when there is none).
+_Found = tuple[list[str], str]
+_Hidden = Callable[[str], bool] | None
+
+
+def _content_found(stdout: bytes, inp: GrepInput, run_cwd: Path, hidden: _Hidden) -> _Found:
+    if hidden is not None:
         stdout = _drop_hidden_lines(stdout, run_cwd, hidden)
-    raw = stdout.decode("utf-8", "replace")
-    if mode == "content":
-        items = format_content(
-            stdout,
-            line_numbers=inp.line_numbers is not False,
-            with_context=bool(_context_args(inp)),
-        )
-        summary = ""
-    elif mode == "count":
-        pairs = []
-        for line in raw.splitlines():
-            path, _, n = line.rpartition(":")
-            if n.isdigit() and not (hidden and hidden(os.path.join(run_cwd, path))):
-                pairs.append((_clean(path), int(n)))
-        pairs.sort()
-        items = [f"{p}:{n}" for p, n in pairs]
-        total = sum(n for _, n in pairs)
-        summary = f"Found {total} matching lines across {len(pairs)} files."
-    else:
-        names = [p for p in raw.splitlines() if p]
-        if hidden is not None:
-            names = [p for p in names if not hidden(os.path.join(run_cwd, p))]
-        items = _by_mtime(run_cwd, [_clean(p) for p in names])
-        summary = f"Found {len(items)} file{'' if len(items) == 1 else 's'}"
+    lines = format_content(
+        stdout,
+        line_numbers=inp.line_numbers is not False,
+        with_context=bool(_context_args(inp)),
+    )
+    return lines, ""
+
+
+def _count_found(stdout: bytes, inp: GrepInput, run_cwd: Path, hidden: _Hidden) -> _Found:
+    pairs = []
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        path, _, n = line.rpartition(":")
+        if n.isdigit() and not (hidden and hidden(os.path.join(run_cwd, path))):
+            pairs.append((_clean(path), int(n)))
+    pairs.sort()
+    total = sum(n for _, n in pairs)
+    summary = f"Found {total} matching lines across {len(pairs)} files."
+    return [f"{p}:{n}" for p, n in pairs], summary
+
+
+def _files_found(stdout: bytes, inp: GrepInput, run_cwd: Path, hidden: _Hidden) -> _Found:
+    names = [p for p in stdout.decode("utf-8", "replace").splitlines() if p]
+    if hidden is not None:
+        names = [p for p in names if not hidden(os.path.join(run_cwd, p))]
+    items = _by_mtime(run_cwd, [_clean(p) for p in names])
+    return items, f"Found {len(items)} file{'' if len(items) == 1 else 's'}"
+
+
+_FOUND: dict[str, Callable[[bytes, GrepInput, Path, _Hidden], _Found]] = {
+    "content": _content_found,
+    "count": _count_found,
+    "files_with_matches": _files_found,
+}
+
+
+def _text(mode: str, found: _Found, inp: GrepInput) -> str:
+    """One page of what was found, with the summary where the mode has one."""
+    items, summary = found
     if not items:
-        text = "No files found" if mode == "files_with_matches" else "No matches found"
+        return "No files found" if mode == "files_with_matches" else "No matches found"
+    page, note = _page(items, inp)
+    body = "\n".join(page)
+    if mode == "files_with_matches":
+        text = f"{summary}\n{body}"
+    elif mode == "count":
+        text = f"{body}\n\n{summary}"
     else:
-        page, note = _page(items, inp)
-        body = "\n".join(page)
-        if mode == "files_with_matches":
-            text = f"{summary}\n{body}"
-        elif mode == "count":
-            text = f"{body}\n\n{summary}"
-        else:
-            text = body
-        if note:
-            text += f"\n\n{note}"
-    if run.truncated:
-        text += "\n\n(ripgrep output exceeded 256 MiB and was cut; narrow the search.)"
-    if run.returncode == 2 and stderr:
-        text += f"\n\n(ripgrep reported errors: {stderr.splitlines()[0]})"
-    return ToolResult(data=text)
+        text = body
+    return f"{text}\n\n{note}" if note else text
 
 
 _PATH = PathField("path", required=False)

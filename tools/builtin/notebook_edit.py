@@ -8,7 +8,7 @@ before it is written, atomically, with its permission bits kept. nbformat is imp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,12 +23,14 @@ from tools.builtin._fs import (
     special_file_reason,
 )
 from tools.builtin._path_field import (
+    FileChange,
     PathField,
     Written,
     change_tool,
 )
 from tools.builtin._text import unified_diff
 from tools.context import ToolUseContext
+from tools.records import datarecord
 from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "NotebookEditInput", "NotebookEditOutput", "notebook_edit_tool"]
@@ -75,7 +77,7 @@ class NotebookEditOutput(BaseModel):
     diff: str
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Plan:
     path: Path
     before: str
@@ -129,49 +131,77 @@ def _plan(inp: NotebookEditInput, ctx: ToolUseContext) -> _Plan | str:
         nb = nbformat.reads(before, as_version=4)
     except Exception as exc:  # any parse failure is a notebook the model cannot edit
         return f"Notebook is not valid JSON/nbformat: {type(exc).__name__}: {exc}"
-    cells = nb.cells
     mode = inp.edit_mode or "replace"
-    index = None
-    if inp.cell_id is not None:
-        index = _find(cells, inp.cell_id)
-        if index is None:
-            known = ", ".join(_cell_name(c, i) for i, c in enumerate(cells[:20]))
-            return f'Cell with ID "{inp.cell_id}" not found in notebook. Cells: {known}'
-    elif mode != "insert":
-        return f"cell_id is required for edit_mode={mode}."
-    if mode == "insert":
-        if inp.cell_type is None:
-            return "cell_type is required when inserting a cell (code or markdown)."
-        cell = _new_cell(nb, inp.cell_type, inp.new_source)
-        position = 0 if index is None else index + 1
-        cells.insert(position, cell)
-        name = _cell_name(cell, position)
-        where = f"after {inp.cell_id}" if inp.cell_id else "at the start"
-        message = f"Inserted cell {name} {where} with {inp.new_source}"
-    elif mode == "delete":
-        assert index is not None
-        name = _cell_name(cells[index], index)
-        del cells[index]
-        message = f"Deleted cell {name}"
-    else:
-        assert index is not None
-        old = cells[index]
-        kind = inp.cell_type or old.get("cell_type", "code")
-        if kind != old.get("cell_type"):
-            cells[index] = _new_cell(nb, kind, inp.new_source, like=old)
-        else:
-            old.source = inp.new_source
-            if kind == "code":  # outputs belonged to the old source
-                old.outputs = []
-                old.execution_count = None
-        name = _cell_name(cells[index], index)
-        message = f"Updated cell {name} with {inp.new_source}"
+    index = _cell_index(nb.cells, inp, mode)
+    if isinstance(index, str):
+        return index
+    edited = _EDITS[mode](nb, index, inp)
+    if isinstance(edited, str):
+        return edited
+    name, message = edited
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
         return f"The edited notebook would be invalid: {str(exc).splitlines()[0]}"
     after = nbformat.writes(nb) + ("\n" if before.endswith("\n") else "")
     return _Plan(path, before, after, snap.mode, name, message)
+
+
+def _cell_index(cells: list[Any], inp: NotebookEditInput, mode: str) -> int | str | None:
+    """The index of the cell ``cell_id`` names (None: none named, inserting at the start), or
+    the error."""
+    if inp.cell_id is None:
+        return None if mode == "insert" else f"cell_id is required for edit_mode={mode}."
+    index = _find(cells, inp.cell_id)
+    if index is None:
+        known = ", ".join(_cell_name(c, i) for i, c in enumerate(cells[:20]))
+        return f'Cell with ID "{inp.cell_id}" not found in notebook. Cells: {known}'
+    return index
+
+
+# Each edit changes ``nb`` in place: the edited cell's name and the message, or the error.
+_Edited = tuple[str, str] | str
+
+
+def _insert(nb: Any, index: int | None, inp: NotebookEditInput) -> _Edited:
+    if inp.cell_type is None:
+        return "cell_type is required when inserting a cell (code or markdown)."
+    cell = _new_cell(nb, inp.cell_type, inp.new_source)
+    position = 0 if index is None else index + 1
+    nb.cells.insert(position, cell)
+    name = _cell_name(cell, position)
+    where = f"after {inp.cell_id}" if inp.cell_id else "at the start"
+    return name, f"Inserted cell {name} {where} with {inp.new_source}"
+
+
+def _delete(nb: Any, index: int | None, inp: NotebookEditInput) -> _Edited:
+    assert index is not None
+    name = _cell_name(nb.cells[index], index)
+    del nb.cells[index]
+    return name, f"Deleted cell {name}"
+
+
+def _replace(nb: Any, index: int | None, inp: NotebookEditInput) -> _Edited:
+    assert index is not None
+    cells = nb.cells
+    old = cells[index]
+    kind = inp.cell_type or old.get("cell_type", "code")
+    if kind != old.get("cell_type"):
+        cells[index] = _new_cell(nb, kind, inp.new_source, like=old)
+    else:
+        old.source = inp.new_source
+        if kind == "code":  # outputs belonged to the old source
+            old.outputs = []
+            old.execution_count = None
+    name = _cell_name(cells[index], index)
+    return name, f"Updated cell {name} with {inp.new_source}"
+
+
+_EDITS: dict[str, Callable[[Any, int | None, NotebookEditInput], _Edited]] = {
+    "insert": _insert,
+    "delete": _delete,
+    "replace": _replace,
+}
 
 
 def _apply(inp: NotebookEditInput, ctx: ToolUseContext) -> tuple[ToolResult, Written | None]:
@@ -199,14 +229,16 @@ def _check(inp: NotebookEditInput) -> ValidationError | None:
 notebook_edit_tool = change_tool(
     name="NotebookEdit",
     input_model=NotebookEditInput,
-    field=PathField("notebook_path"),
-    plan=_plan,
-    apply=_apply,
-    render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
-    verb="edit",
     description=DESCRIPTION,
     search_hint="edit jupyter notebook cell",
-    check=_check,
+    change=FileChange(
+        field=PathField("notebook_path"),
+        plan=_plan,
+        apply=_apply,
+        render_plan=lambda plan, _inp: unified_diff(str(plan.path), plan.before, plan.after),
+        verb="edit",
+        check=_check,
+    ),
 )
 
 TOOLS = (notebook_edit_tool,)

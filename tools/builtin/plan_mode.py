@@ -34,7 +34,7 @@ __all__ = [
     "exit_plan_modifier",
 ]
 
-# Where EnterPlanMode remembers the mode to go back to (``ctx.state.shared``, conversation-wide).
+# EnterPlanMode remembers the mode to go back to in ``ctx.permissions.mode_before_plan``.
 
 ENTERED_MESSAGE = """\
 Entered plan mode. You should now focus on exploring the codebase and designing an \

@@ -13,7 +13,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +40,8 @@ from tools.builtin._read_formats import (
 from tools.builtin._read_text import HASH_CAP, MAX_OUTPUT_TOKENS, read_text_page
 from tools.context import ReadRecord, ToolUseContext, content_hash
 from tools.file_context import file_context_messages
-from tools.result import ContentBlock, ToolResult, ValidationError
+from tools.messages import ResultBlock
+from tools.result import ToolResult, ValidationError
 
 __all__ = ["TOOLS", "ReadInput", "ReadOutput", "read_tool"]
 
@@ -94,6 +95,7 @@ class ReadOutput(BaseModel):
 
     kind: Literal["text", "image", "pdf", "notebook", "directory", "notice"]
     file_path: str
+    # ``tools.messages.ResultBlock`` dicts; pydantic cannot check a typing.TypedDict on 3.11
     content: str | list[dict[str, Any]]
     start_line: int | None = None
     num_lines: int | None = None
@@ -110,6 +112,10 @@ def _max_tokens() -> int:
     return MAX_OUTPUT_TOKENS
 
 
+# What reading gives: the result, and what to record of the file (None: nothing)
+_Read = tuple[ToolResult, ReadRecord | None]
+
+
 def _error(message: str) -> tuple[ToolResult, None]:
     return ToolResult(data=message, is_error=True), None
 
@@ -118,7 +124,7 @@ def _whole(path: Path, data: bytes, mtime_ns: int) -> ReadRecord:
     return ReadRecord(state_key(path), content_hash(data), mtime_ns, False, time.time())
 
 
-def _read_text(path: Path, inp: ReadInput) -> tuple[ToolResult, ReadRecord | None]:
+def _read_text(path: Path, inp: ReadInput) -> _Read:
     max_tokens = _max_tokens()
     page = read_text_page(path, inp.offset, inp.limit, max_tokens=max_tokens)
     shown = page.last_line - page.first_line + 1
@@ -166,15 +172,11 @@ def _read_text(path: Path, inp: ReadInput) -> tuple[ToolResult, ReadRecord | Non
     return ToolResult(data=out), record
 
 
-def _read_sync(path: Path, inp: ReadInput, cwd: Path) -> tuple[ToolResult, ReadRecord | None]:
-    reason = special_file_reason(path)
-    if reason:
-        return _error(reason)
-    if not os.path.lexists(path):
-        alternative = find_missing_file_alternative(path)
-        if alternative is None:
-            return _error(missing_file_message(path, cwd))
-        path = alternative
+def _read_sync(path: Path, inp: ReadInput, cwd: Path) -> _Read:
+    found = _existing(path, cwd)
+    if isinstance(found, str):
+        return _error(found)
+    path = found
     if path.is_dir():
         text = list_directory(path)
         return ToolResult(
@@ -183,46 +185,35 @@ def _read_sync(path: Path, inp: ReadInput, cwd: Path) -> tuple[ToolResult, ReadR
     reason = special_file_reason(path)
     if reason or not path.is_file():
         return _error(reason or f"Cannot read {path}: not a regular file (a broken symlink?).")
+    return _read_file(path, inp)
+
+
+def _existing(path: Path, cwd: Path) -> Path | str:
+    """The path to read (a near-named one when ``path`` is missing), or the error."""
+    reason = special_file_reason(path)
+    if reason:
+        return reason
+    if os.path.lexists(path):
+        return path
+    alternative = find_missing_file_alternative(path)
+    return missing_file_message(path, cwd) if alternative is None else alternative
+
+
+def _read_file(path: Path, inp: ReadInput) -> _Read:
+    """A regular file, read as what its first bytes and extension say it is."""
     with open(path, "rb") as f:
         head = f.read(8192)
     st = os.stat(path)
     ext = path.suffix.lower().lstrip(".")
     media = image_media_type(head)
     if media is not None:
-        if st.st_size > MAX_IMAGE_FILE_BYTES:
-            return _error(f"Image {path} is too large to read ({st.st_size} bytes).")
-        data = path.read_bytes()
-        image = read_image(data, media)
-        note = (
-            f"Image {path} ({image.original_size[0]}x{image.original_size[1]})"
-            if (image.original_size)
-            else f"Image {path}"
-        )
-        if image.downscaled and image.sent_size:
-            note += f", downscaled to {image.sent_size[0]}x{image.sent_size[1]}"
-        blocks: list[ContentBlock] = [image.block, {"type": "text", "text": note}]
-        out = ReadOutput(kind="image", file_path=str(path), content=blocks)
-        return ToolResult(data=out), _whole(path, data, st.st_mtime_ns)
+        return _read_image_file(path, media, st)
     if ext == "pdf" or head.startswith(b"%PDF-"):
-        text, is_error = read_pdf(path, inp.pages)
-        if is_error:
-            return _error(text)
-        record = None
-        if st.st_size <= HASH_CAP:
-            record = _whole(path, path.read_bytes(), st.st_mtime_ns)
-        return ToolResult(data=ReadOutput(kind="pdf", file_path=str(path), content=text)), record
+        return _read_pdf_file(path, inp, st)
     if inp.pages is not None:
         return _error(f"The pages parameter is only for PDF files; {path} is not a PDF.")
     if ext == "ipynb":
-        if st.st_size > MAX_NOTEBOOK_BYTES:
-            return _error(f"Notebook {path} is too large to read ({st.st_size} bytes).")
-        data = path.read_bytes()
-        try:
-            cells = read_notebook(data)
-        except Exception as exc:  # any malformed notebook is the model's error
-            return _error(f"Could not parse notebook {path}: {type(exc).__name__}: {exc}")
-        out = ReadOutput(kind="notebook", file_path=str(path), content=cells)
-        return ToolResult(data=out), _whole(path, data, st.st_mtime_ns)
+        return _read_notebook_file(path, st)
     utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
     if ext in BINARY_EXTENSIONS or (b"\0" in head and not utf16):
         return _error(
@@ -230,6 +221,45 @@ def _read_sync(path: Path, inp: ReadInput, cwd: Path) -> tuple[ToolResult, ReadR
             "images (PNG, JPEG, GIF, WebP), PDFs and Jupyter notebooks."
         )
     return _read_text(path, inp)
+
+
+def _read_image_file(path: Path, media: str, st: os.stat_result) -> _Read:
+    if st.st_size > MAX_IMAGE_FILE_BYTES:
+        return _error(f"Image {path} is too large to read ({st.st_size} bytes).")
+    data = path.read_bytes()
+    image = read_image(data, media)
+    note = (
+        f"Image {path} ({image.original_size[0]}x{image.original_size[1]})"
+        if (image.original_size)
+        else f"Image {path}"
+    )
+    if image.downscaled and image.sent_size:
+        note += f", downscaled to {image.sent_size[0]}x{image.sent_size[1]}"
+    blocks: list[ResultBlock] = [image.block, {"type": "text", "text": note}]
+    out = ReadOutput(kind="image", file_path=str(path), content=_plain(blocks))
+    return ToolResult(data=out), _whole(path, data, st.st_mtime_ns)
+
+
+def _read_pdf_file(path: Path, inp: ReadInput, st: os.stat_result) -> _Read:
+    text, is_error = read_pdf(path, inp.pages)
+    if is_error:
+        return _error(text)
+    record = None
+    if st.st_size <= HASH_CAP:
+        record = _whole(path, path.read_bytes(), st.st_mtime_ns)
+    return ToolResult(data=ReadOutput(kind="pdf", file_path=str(path), content=text)), record
+
+
+def _read_notebook_file(path: Path, st: os.stat_result) -> _Read:
+    if st.st_size > MAX_NOTEBOOK_BYTES:
+        return _error(f"Notebook {path} is too large to read ({st.st_size} bytes).")
+    data = path.read_bytes()
+    try:
+        cells = read_notebook(data)
+    except Exception as exc:  # any malformed notebook is the model's error
+        return _error(f"Could not parse notebook {path}: {type(exc).__name__}: {exc}")
+    out = ReadOutput(kind="notebook", file_path=str(path), content=_plain(cells))
+    return ToolResult(data=out), _whole(path, data, st.st_mtime_ns)
 
 
 async def _call(inp: ReadInput, ctx: ToolUseContext, progress: ProgressFn) -> ToolResult:
@@ -287,9 +317,13 @@ def _render_result(data: Any) -> str:
     return str(data)
 
 
-def _to_content(data: Any) -> str | list[ContentBlock]:
+def _plain(blocks: list[ResultBlock]) -> list[dict[str, Any]]:
+    return cast("list[dict[str, Any]]", blocks)
+
+
+def _to_content(data: Any) -> str | list[ResultBlock]:
     if isinstance(data, ReadOutput):
-        return data.content
+        return cast("str | list[ResultBlock]", data.content)
     return default_to_content(data)
 
 

@@ -2,7 +2,7 @@
 
 Skills and custom commands are what users write in ``.claude/skills`` and ``.claude/commands``;
 ``tools`` cannot read them (``agent_cli`` owns that), so the tool declares a port,
-:class:`SkillCatalog`, and finds its implementation in ``ctx.options.extra["skill_catalog"]``
+:class:`SkillCatalog`, and finds its implementation in ``ctx.options.services.skills``
 (``agent_cli.customize.catalog`` provides it; the session lists the skills in the system
 prompt). Loading expands the body for ``args``: its ``!`cmd` `` lines go through the pipeline
 as Bash calls of their own, so a skill can never run what the user's rules would not allow.
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,11 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from permissions.types import PermissionRule, RuleBehavior, RuleSource
 from tools.base import ProgressFn, build_tool
 from tools.context import ToolUseContext
+from tools.records import datarecord
 from tools.result import ToolResult, ValidationError
 
 __all__ = [
     "SKILL",
-    "SKILLS_KEY",
     "TOOLS",
     "LoadedSkill",
     "SkillCatalog",
@@ -40,8 +39,6 @@ __all__ = [
     "SkillInput",
     "skill_rules",
 ]
-
-SKILLS_KEY = "skill_catalog"
 
 _DESCRIPTION = """\
 Load a skill: the user's or the project's written instructions for a kind of task (and custom \
@@ -62,7 +59,7 @@ class SkillInput(BaseModel):
     args: str | None = Field(None, description="Optional arguments for the skill")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SkillInfo:
     """A skill the model may load: its name and what it is for."""
 
@@ -71,7 +68,7 @@ class SkillInfo:
     kind: str = "skill"  # "skill" | "command"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class LoadedSkill:
     """A loaded skill: its expanded text, or ``error`` (nothing loaded).
 
@@ -99,8 +96,7 @@ class SkillCatalog(Protocol):
 
 
 def _catalog(ctx: ToolUseContext) -> SkillCatalog | None:
-    catalog = ctx.options.extra.get(SKILLS_KEY)
-    return catalog if isinstance(catalog, SkillCatalog) else None
+    return ctx.options.services.skills
 
 
 def _find(catalog: SkillCatalog, name: str) -> SkillInfo | None:

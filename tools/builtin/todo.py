@@ -1,9 +1,9 @@
 """TodoWrite: the model's own checklist for a multi-step task, shown to the user as it changes.
 
-Each call replaces the whole list. The list lives in ``ctx.state.shared["todos"]`` (one per
+Each call replaces the whole list. The list lives in ``ctx.state.conversation.todos`` (one per
 conversation); every call stores a NEW list object, never mutating the old one, because a
-sub-agent's ``shared`` is a shallow copy of its parent's: mutating in place would leak the child's
-list into the parent. ``shared["todos_agent"]`` names the agent that wrote the list, so a
+sub-agent's conversation state is a shallow copy of its parent's: mutating in place would leak
+the child's list into the parent. ``todos_owner`` names the agent that wrote the list, so a
 sub-agent starts with an empty list of its own instead of its parent's.
 
 As in Claude Code, a list whose items are all completed is stored as empty (the work is done),
@@ -16,7 +16,7 @@ and a bare ``TodoWrite`` deny rule removes it from the pool altogether.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,13 +24,11 @@ from pydantic import ValidationError as PydanticValidationError
 
 from permissions.types import Decision, ReasonKind, Verdict
 from tools.base import build_tool
-from tools.context import ToolUseContext
+from tools.context import ConversationState, ToolUseContext
 from tools.result import ToolResult, ValidationError
 
 __all__ = [
-    "OWNER_KEY",
     "RESULT_MESSAGE",
-    "STATE_KEY",
     "TODO_WRITE_TOOL",
     "TOOLS",
     "TodoItem",
@@ -40,9 +38,6 @@ __all__ = [
     "restore_todos",
     "todos_from_messages",
 ]
-
-STATE_KEY = "todos"
-OWNER_KEY = "todos_agent"
 
 RESULT_MESSAGE = (
     "Todos have been modified successfully. Ensure that you continue to use the todo list to "
@@ -141,17 +136,20 @@ class TodoWriteOutput(BaseModel):
 
 def current_todos(ctx: ToolUseContext) -> list[dict[str, Any]]:
     """The todo list of the agent running under ``ctx`` (a copy; empty when it has none)."""
-    shared = ctx.state.shared
-    if shared.get(OWNER_KEY) != ctx.agent.agent_id:
-        return []  # the parent's list, seen through a sub-agent's shallow copy of ``shared``
-    todos = shared.get(STATE_KEY)
-    return [dict(t) for t in todos] if isinstance(todos, list) else []
+    state = ctx.state.conversation
+    if state.todos_owner != ctx.agent.agent_id:
+        return []  # the parent's list, seen through a sub-agent's shallow copy of the state
+    return [dict(t) for t in state.todos or ()]
 
 
-def _store(shared: MutableMapping[str, Any], agent_id: str | None, items: list[TodoItem]) -> None:
+def _stored_list(items: list[TodoItem]) -> list[dict[str, Any]]:
     done = bool(items) and all(t.status == "completed" for t in items)
-    shared[STATE_KEY] = [] if done else [t.stored() for t in items]  # a new list, every time
-    shared[OWNER_KEY] = agent_id
+    return [] if done else [t.stored() for t in items]  # a new list, every time
+
+
+def _store(state: ConversationState, agent_id: str | None, items: list[TodoItem]) -> None:
+    state.todos = _stored_list(items)
+    state.todos_owner = agent_id
 
 
 async def _validate(inp: TodoWriteInput, _ctx: ToolUseContext) -> ValidationError | None:
@@ -176,7 +174,7 @@ async def _allow(_inp: TodoWriteInput, _ctx: ToolUseContext) -> Verdict:
 
 async def _call(inp: TodoWriteInput, ctx: ToolUseContext, _progress: Any) -> ToolResult:
     old = current_todos(ctx)
-    _store(ctx.state.shared, ctx.agent.agent_id, inp.todos)
+    _store(ctx.state.conversation, ctx.agent.agent_id, inp.todos)
     return ToolResult(TodoWriteOutput(old_todos=old, new_todos=[t.stored() for t in inp.todos]))
 
 
@@ -190,7 +188,7 @@ def _render_result(data: Any) -> str:
     return f"{done}/{len(todos)} todos completed"
 
 
-def todos_from_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def todos_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
     """The list as the last successful TodoWrite call in a conversation left it.
 
     ``None`` when the conversation has no such call (a call without a result, with an error
@@ -219,17 +217,15 @@ def todos_from_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, An
             inp = TodoWriteInput.model_validate(raw)
         except PydanticValidationError:
             continue
-        scratch: dict[str, Any] = {}
-        _store(scratch, None, inp.todos)
-        return list(scratch[STATE_KEY])
+        return _stored_list(inp.todos)
     return None
 
 
-def restore_todos(shared: MutableMapping[str, Any], messages: Iterable[dict[str, Any]]) -> None:
+def restore_todos(state: ConversationState, messages: Iterable[Mapping[str, Any]]) -> None:
     """Set the main agent's list from a resumed conversation (cleared when it has none)."""
     todos = todos_from_messages(messages)
-    shared[STATE_KEY] = todos if todos is not None else []
-    shared[OWNER_KEY] = None
+    state.todos = todos if todos is not None else []
+    state.todos_owner = None
 
 
 TODO_WRITE_TOOL = build_tool(

@@ -14,8 +14,8 @@ it and its branch:
 
 Both are serial, so the new directory applies to the very next call; both refuse to run in a
 sub-agent (the worktree belongs to the session, not to a child's throw-away context). The
-session's worktree lives in ``ctx.options.extra[WORKTREE_KEY]`` (a modifier replaces the dict,
-never mutates it).
+session's worktree lives in ``ctx.options.services.worktree`` (a modifier replaces the services
+object, never mutates it).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from tools.builtin._git_worktree import (
     validate_name,
     worktree_changes,
 )
-from tools.builtin.bash.cwd import CWD_KEY
 from tools.context import ToolUseContext
 from tools.errors import ToolExecutionError
 from tools.result import ToolResult, ValidationError
@@ -46,7 +45,6 @@ __all__ = [
     "ENTER_WORKTREE",
     "EXIT_WORKTREE",
     "TOOLS",
-    "WORKTREE_KEY",
     "EnterWorktreeInput",
     "ExitWorktreeInput",
     "WorktreeError",
@@ -57,8 +55,6 @@ __all__ = [
     "enter_modifier",
     "exit_modifier",
 ]
-
-WORKTREE_KEY = "worktree_session"
 
 _ENTER_DESCRIPTION = """\
 Create an isolated git worktree (a separate checkout on its own branch) and move this session \
@@ -112,16 +108,15 @@ class WorktreeOutput(BaseModel):
 
 
 def current_worktree(ctx: ToolUseContext) -> WorktreeSession | None:
-    session = ctx.options.extra.get(WORKTREE_KEY)
-    return session if isinstance(session, WorktreeSession) else None
+    return ctx.options.services.worktree
 
 
 def enter_modifier(session: WorktreeSession) -> Any:
     """Move the session into ``session.path`` and remember where it came from."""
 
     def enter_worktree(ctx: ToolUseContext) -> ToolUseContext:
-        extra = {**ctx.options.extra, WORKTREE_KEY: session}
-        return replace(ctx.with_cwd(session.path), options=replace(ctx.options, extra=extra))
+        services = replace(ctx.options.services, worktree=session)
+        return replace(ctx.with_cwd(session.path), options=replace(ctx.options, services=services))
 
     return enter_worktree
 
@@ -131,8 +126,9 @@ def exit_modifier(ctx: ToolUseContext) -> ToolUseContext:
     session = current_worktree(ctx)
     if session is None:
         return ctx
-    extra = {k: v for k, v in ctx.options.extra.items() if k != WORKTREE_KEY}
-    return replace(ctx.with_cwd(session.original_cwd), options=replace(ctx.options, extra=extra))
+    services = replace(ctx.options.services, worktree=None)
+    options = replace(ctx.options, services=services)
+    return replace(ctx.with_cwd(session.original_cwd), options=options)
 
 
 def _subagent_error(ctx: ToolUseContext, tool: str) -> ValidationError | None:
@@ -144,7 +140,7 @@ def _subagent_error(ctx: ToolUseContext, tool: str) -> ValidationError | None:
 def _reset_shell_cwd(ctx: ToolUseContext) -> None:
     # The shell's remembered directory belongs to the old tree; the next command starts in
     # the new ``ctx.cwd`` without a "cwd was reset" notice.
-    ctx.state.shared.pop(CWD_KEY, None)
+    ctx.state.conversation.bash_cwd = None
 
 
 # -- EnterWorktree -------------------------------------------------------------------------

@@ -8,7 +8,6 @@ directories are created; the write is atomic (temp file + fsync + rename).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,12 +20,14 @@ from tools.builtin._fs import (
     special_file_reason,
 )
 from tools.builtin._path_field import (
+    FileChange,
     PathField,
     Written,
     change_tool,
 )
 from tools.builtin._text import decode_bytes, encode_text, unified_diff
 from tools.context import ToolUseContext
+from tools.records import datarecord
 from tools.result import ToolResult
 
 __all__ = ["TOOLS", "WriteInput", "WriteOutput", "write_tool"]
@@ -64,7 +65,7 @@ class WriteOutput(BaseModel):
     original_file: str | None = Field(default=None, exclude=True)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Plan:
     path: Path
     before: str | None  # None: the file is new
@@ -118,13 +119,15 @@ def _render_plan(plan: _Plan, inp: WriteInput) -> str:
 write_tool = change_tool(
     name="Write",
     input_model=WriteInput,
-    field=PathField("file_path"),
-    plan=_plan,
-    apply=_apply,
-    render_plan=_render_plan,
-    verb="write",
     description=DESCRIPTION,
     search_hint="create or overwrite a file",
+    change=FileChange(
+        field=PathField("file_path"),
+        plan=_plan,
+        apply=_apply,
+        render_plan=_render_plan,
+        verb="write",
+    ),
 )
 
 TOOLS = (write_tool,)

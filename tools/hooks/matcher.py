@@ -11,12 +11,12 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from permissions.rules import LEGACY_TOOL_ALIASES, RuleSyntaxError, parse_rule
+from tools.records import datarecord
 
 __all__ = [
     "GUARD_EVENTS",
@@ -81,7 +81,7 @@ _SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_\- ,|]*")
 _PRIMARY_FIELDS = ("file_path", "path", "notebook_path", "url", "pattern")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Matcher:
     """A compiled group matcher. ``names`` for exact lists, ``regex`` otherwise; both None = all."""
 
@@ -101,7 +101,7 @@ class Matcher:
         return True
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class HookHandler:
     """One runnable handler of one event, with the matcher of the group it came from."""
 

@@ -8,12 +8,13 @@ Other codes: a non-blocking warning, unless stdout is a JSON object, which then 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import field
 from typing import Any
 
 from permissions.types import Decision
 from tools.hooks.process import ProcessResult
+from tools.records import datarecord
 
 __all__ = ["UNSET", "HandlerEffect", "apply_block", "interpret_result"]
 
@@ -41,7 +42,7 @@ _PERMISSION_DECISIONS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": D
 UNSET: Any = object()
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class HandlerEffect:
     """What one handler asked for; the runner folds these into one typed outcome."""
 
@@ -77,18 +78,7 @@ def interpret_result(name: str, event: str, r: ProcessResult, timeout: float) ->
         return e
     if r.stdout_truncated:
         e.system_messages.append(f"{event} hook '{name}': output over 1 MB was cut")
-    obj: dict[str, Any] | None = None
-    if r.stdout.lstrip().startswith("{"):
-        try:
-            parsed = json.loads(r.stdout)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            obj = parsed
-        else:
-            e.system_messages.append(
-                f"{event} hook '{name}' printed invalid JSON; treated as plain text"
-            )
+    obj = _json_answer(e, event, r.stdout)
     stderr = r.stderr.strip()
     if r.exit_code == 2:
         if obj is not None:
@@ -107,6 +97,21 @@ def interpret_result(name: str, event: str, r: ProcessResult, timeout: float) ->
             f"{event} hook error: Failed with non-blocking status code {r.exit_code}: {first}"
         )
     return e
+
+
+def _json_answer(e: HandlerEffect, event: str, stdout: str) -> dict[str, Any] | None:
+    """The JSON object a hook printed, if its stdout starts with ``{``; invalid JSON is noted
+    and then read as plain text."""
+    if not stdout.lstrip().startswith("{"):
+        return None
+    try:
+        parsed = json.loads(stdout)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        return parsed
+    e.system_messages.append(f"{event} hook '{e.name}' printed invalid JSON; treated as plain text")
+    return None
 
 
 def _json_reason(obj: Mapping[str, Any] | None) -> str | None:
@@ -148,42 +153,70 @@ def _apply_json(e: HandlerEffect, event: str, obj: Mapping[str, Any]) -> None:
         e.decision_reason = reason
     elif decision == "block" and event in _JSON_BLOCK_EVENTS:
         e.blocked, e.block_reason = True, reason
-    hso = obj.get("hookSpecificOutput")
+    hso = _specific_output(e, event, obj.get("hookSpecificOutput"))
     if hso is None:
-        return
-    if not isinstance(hso, Mapping):
-        e.system_messages.append(f"{event} hook: hookSpecificOutput is not an object; ignored")
-        return
-    named = hso.get("hookEventName")
-    if named is not None and named != event:
-        e.system_messages.append(f"{event} hook: hookSpecificOutput for {named!r} ignored")
         return
     context = _str_or_none(hso.get("additionalContext"))
     if context:
         e.additional_context.append(context)
-    if event == "PreToolUse":
-        pd = hso.get("permissionDecision")
-        if pd in _PERMISSION_DECISIONS:
-            e.decision = _PERMISSION_DECISIONS[pd]
-            e.decision_reason = _str_or_none(hso.get("permissionDecisionReason")) or reason
-        elif pd == "defer":
-            e.decision, e.decision_reason = None, None
-        updated = hso.get("updatedInput")
-        if isinstance(updated, dict):
-            e.updated_input = updated
-    elif event == "PostToolUse":
-        for key in ("updatedToolOutput", "updatedMCPToolOutput"):
-            if hso.get(key) is not None:
-                e.updated_output = hso[key]
-                break
-    elif event == "PermissionRequest":
-        d = hso.get("decision")
-        if isinstance(d, Mapping) and d.get("behavior") in ("allow", "deny"):
-            if d["behavior"] == "allow":
-                e.perm_decision = Decision.ALLOW
-                if isinstance(d.get("updatedInput"), dict):
-                    e.updated_input = d["updatedInput"]
-            else:
-                e.perm_decision = Decision.DENY
-                e.perm_message = _str_or_none(d.get("message"))
-                e.perm_interrupt = d.get("interrupt") is True
+    apply_specific = _SPECIFIC_OUTPUT.get(event)
+    if apply_specific is not None:
+        apply_specific(e, hso, reason)
+
+
+def _specific_output(e: HandlerEffect, event: str, hso: Any) -> Mapping[str, Any] | None:
+    """``hookSpecificOutput`` when it is an object for this event; otherwise None (noted)."""
+    if hso is None:
+        return None
+    if not isinstance(hso, Mapping):
+        e.system_messages.append(f"{event} hook: hookSpecificOutput is not an object; ignored")
+        return None
+    named = hso.get("hookEventName")
+    if named is not None and named != event:
+        e.system_messages.append(f"{event} hook: hookSpecificOutput for {named!r} ignored")
+        return None
+    return hso
+
+
+def _pre_tool_use_output(e: HandlerEffect, hso: Mapping[str, Any], reason: str | None) -> None:
+    pd = hso.get("permissionDecision")
+    if pd in _PERMISSION_DECISIONS:
+        e.decision = _PERMISSION_DECISIONS[pd]
+        e.decision_reason = _str_or_none(hso.get("permissionDecisionReason")) or reason
+    elif pd == "defer":
+        e.decision, e.decision_reason = None, None
+    updated = hso.get("updatedInput")
+    if isinstance(updated, dict):
+        e.updated_input = updated
+
+
+def _post_tool_use_output(e: HandlerEffect, hso: Mapping[str, Any], _reason: str | None) -> None:
+    for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+        if hso.get(key) is not None:
+            e.updated_output = hso[key]
+            break
+
+
+def _permission_request_output(
+    e: HandlerEffect, hso: Mapping[str, Any], _reason: str | None
+) -> None:
+    d = hso.get("decision")
+    if not isinstance(d, Mapping) or d.get("behavior") not in ("allow", "deny"):
+        return
+    if d["behavior"] == "allow":
+        e.perm_decision = Decision.ALLOW
+        if isinstance(d.get("updatedInput"), dict):
+            e.updated_input = d["updatedInput"]
+    else:
+        e.perm_decision = Decision.DENY
+        e.perm_message = _str_or_none(d.get("message"))
+        e.perm_interrupt = d.get("interrupt") is True
+
+
+# The fields of ``hookSpecificOutput`` each event reads, besides ``additionalContext``; the
+# top-level ``reason`` is the fallback of PreToolUse's ``permissionDecisionReason``.
+_SPECIFIC_OUTPUT: dict[str, Callable[[HandlerEffect, Mapping[str, Any], str | None], None]] = {
+    "PreToolUse": _pre_tool_use_output,
+    "PostToolUse": _post_tool_use_output,
+    "PermissionRequest": _permission_request_output,
+}

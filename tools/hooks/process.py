@@ -19,12 +19,12 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tools.process.containment import Scope, new_scope
 from tools.process.groups import group_has_live_members
 from tools.process.owners import note_group, owner_env
+from tools.records import datarecord
 
 __all__ = ["MAX_CAPTURE_BYTES", "ProcessResult", "group_has_live_members", "run_process"]
 
@@ -33,7 +33,7 @@ MAX_CAPTURE_BYTES = 1_000_000
 _CHUNK = 65536
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ProcessResult:
     """What one hook process did. ``exit_code`` is None when it timed out or did not start."""
 

@@ -1,7 +1,7 @@
 """Command hooks compatible with Claude Code: select, run in parallel, interpret, aggregate.
 
-``HookRunner`` implements ``HookRunnerProtocol``. Every matching handler of one event runs at
-once; each handler's exit code and stdout become an internal effect; the effects are folded, in
+``HookRunner`` implements ``HookRunnerProtocol`` for one ``HookSession`` (what every hook's input
+says of the session). Every matching handler of one event runs at once; each handler's exit code and stdout become an internal effect; the effects are folded, in
 config order, into one typed outcome (``tools.hooks.types``). A hook that hangs, crashes, prints garbage
 or does not exist produces messages in the outcome, never an exception.
 
@@ -39,6 +39,7 @@ from tools.hooks.types import (
     PostToolUseOutcome,
     PreToolUseOutcome,
 )
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from tools.hooks.callbacks import HookCallback
@@ -49,7 +50,13 @@ if TYPE_CHECKING:
 # What runs a hook (``dispatch``: processes, HTTP, prompt and agent verdicts, output parsing) is
 # imported when a hook first runs: a session without hooks (most) does not load it at start-up.
 
-__all__ = ["MAX_OUTPUT_CHARS", "PUBLIC_PERMISSION_MODES", "HookRunner", "public_permission_mode"]
+__all__ = [
+    "MAX_OUTPUT_CHARS",
+    "PUBLIC_PERMISSION_MODES",
+    "HookRunner",
+    "HookSession",
+    "public_permission_mode",
+]
 
 MAX_OUTPUT_CHARS = 10_000
 _PREVIEW_CHARS = 2_000
@@ -86,6 +93,23 @@ def public_permission_mode(mode: str | None) -> str | None:
     return text if text in PUBLIC_PERMISSION_MODES else "default"
 
 
+@datarecord(frozen=True, slots=True)
+class HookSession:
+    """The session hooks run for, as every hook's input and environment tell it."""
+
+    session_id: str
+    transcript_path: str | None
+    cwd: Path
+    project_dir: Path | None = None  # ``CLAUDE_PROJECT_DIR`` (None: the cwd)
+
+
+def _default_output_dir(session: HookSession) -> Path:
+    """Where long hook outputs go: beside the transcript, else in the temp dir."""
+    if session.transcript_path:
+        return Path(session.transcript_path).parent / session.session_id / "hook-outputs"
+    return Path(tempfile.gettempdir()) / "nerve-hook-outputs" / session.session_id
+
+
 class HookRunner:
     """Runs the command hooks of one session. Construct once; methods are safe to call often."""
 
@@ -93,10 +117,7 @@ class HookRunner:
         self,
         config: Mapping[str, Any] | Any,
         *,
-        session_id: str,
-        transcript_path: str | None,
-        cwd: Path,
-        project_dir: Path | None = None,
+        session: HookSession,
         policy_config: Mapping[str, Any] | Any | None = None,
         disable_all: bool = False,
         env: Mapping[str, str] | None = None,
@@ -104,10 +125,10 @@ class HookRunner:
         notify: Callable[[str], None] | None = None,
         output_dir: Path | None = None,
     ) -> None:
-        self.session_id = session_id
-        self.transcript_path = transcript_path
-        self.cwd = Path(cwd)
-        self.project_dir = Path(project_dir) if project_dir is not None else None
+        self.session_id = session.session_id
+        self.transcript_path = session.transcript_path
+        self.cwd = Path(session.cwd)
+        self.project_dir = Path(session.project_dir) if session.project_dir is not None else None
         self.default_timeout_s = default_timeout_s
         self._settings_env = dict(env or {})
         self._notify = notify
@@ -121,10 +142,7 @@ class HookRunner:
         # Told of each handler as it starts (effect None) and ends: (event, label, id, effect)
         self.observer: Callable[[str, str, str, HandlerEffect | None], None] | None = None
         if output_dir is None:
-            if transcript_path:
-                output_dir = Path(transcript_path).parent / session_id / "hook-outputs"
-            else:
-                output_dir = Path(tempfile.gettempdir()) / "nerve-hook-outputs" / session_id
+            output_dir = _default_output_dir(session)
         self._output_dir = output_dir
         # SessionStart hooks may write ``export X=...`` lines here (Claude Code's CLAUDE_ENV_FILE)
         self.env_file = output_dir.parent / "session-env.sh"

@@ -7,10 +7,10 @@ and the loop only ever see these types, never raw hook output.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from permissions.types import Decision
+from tools.records import datarecord
 
 __all__ = [
     "HookEventOutcome",
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class HookEventOutcome:
     """Fields every event can produce (aggregated over all matching handlers)."""
 
@@ -39,7 +39,7 @@ class HookEventOutcome:
     ran: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PreToolUseOutcome(HookEventOutcome):
     """PreToolUse: a decision (deny > ask > allow across hooks), reason, and rewritten input."""
 
@@ -48,14 +48,14 @@ class PreToolUseOutcome(HookEventOutcome):
     updated_input: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PostToolUseOutcome(HookEventOutcome):
     """PostToolUse: ``updated_output`` replaces the tool's result (MCP tools only)."""
 
     updated_output: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PermissionRequestOutcome(HookEventOutcome):
     """PermissionRequest: a hook may answer the prompt (allow/deny) instead of the user."""
 
@@ -67,6 +67,10 @@ class PermissionRequestOutcome(HookEventOutcome):
 
 class HookRunnerProtocol(Protocol):
     """What the pipeline and loop call. ``tools.hooks.runner.HookRunner`` implements it."""
+
+    def has_hooks(self, event: str) -> bool:
+        """Cheap check: is any handler configured for ``event``?"""
+        ...
 
     async def pre_tool_use(
         self,

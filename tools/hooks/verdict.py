@@ -14,12 +14,12 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from permissions.types import Decision
 from tools.hooks.matcher import GUARD_EVENTS, HookHandler
 from tools.hooks.output import HandlerEffect, apply_block
+from tools.records import datarecord
 from tools.side_model import FAST, SideModel, SideModelError, SideRequest
 
 __all__ = [
@@ -51,7 +51,7 @@ PROMPT_HOOK_SYSTEM = (
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Verdict:
     """A model hook's answer: ``ok`` false blocks where the event can block, with ``reason``."""
 

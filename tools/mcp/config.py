@@ -31,9 +31,11 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
+
+from tools.records import datarecord
 
 __all__ = [
     "McpConfig",
@@ -59,7 +61,7 @@ def normalize_name(name: str) -> str:
     return _UNSAFE_CHARS.sub("_", name)
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class McpServerConfig:
     """One server as configured (variables already expanded)."""
 
@@ -80,7 +82,7 @@ class McpServerConfig:
         return normalize_name(self.name)
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class McpConfig:
     """The servers to start, the project servers awaiting approval, and what was wrong."""
 
@@ -146,14 +148,8 @@ def _parse_entry(
     if not isinstance(raw, dict):
         warnings.append(f"{where}: expected an object; skipped")
         return None
-    kind = raw.get("type", "stdio" if "command" in raw or "url" not in raw else "http")
-    if kind == "streamable-http":
-        kind = "http"
-    if kind in ("ws", "sse-ide", "ws-ide"):
-        warnings.append(f"{where}: transport {kind!r} is not supported; skipped")
-        return None
-    if kind not in ("stdio", "http", "sse", "sdk"):
-        warnings.append(f"{where}: unknown type {kind!r}; skipped")
+    kind = _transport(raw, where, warnings)
+    if kind is None:
         return None
     if kind == "sdk":
         # The Agent SDK's in-process server: its messages travel as ``mcp_message`` control
@@ -170,13 +166,10 @@ def _parse_entry(
     env = _str_map(raw.get("env"))
     headers = _str_map(raw.get("headers"))
     args = raw.get("args", [])
-    timeout = raw.get("timeout")
     if env is None or headers is None or not isinstance(args, list):
         warnings.append(f"{where}: env/headers must be objects and args a list; skipped")
         return None
-    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        warnings.append(f"{where}: timeout must be a positive number of ms; ignored")
-        timeout = None
+    timeout_ms = _timeout_ms(raw, where, warnings)
     if kind == "stdio":
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -192,7 +185,7 @@ def _parse_entry(
             args=tuple(x(str(a)) for a in args),
             env={k: x(v) for k, v in env.items()},
             cwd=x(cwd) if isinstance(cwd, str) and cwd else None,
-            timeout_ms=int(timeout) if timeout else None,
+            timeout_ms=timeout_ms,
         )
     else:
         url = raw.get("url")
@@ -206,11 +199,35 @@ def _parse_entry(
             type="sse" if kind == "sse" else "http",
             url=x(url),
             headers={k: x(v) for k, v in headers.items()},
-            timeout_ms=int(timeout) if timeout else None,
+            timeout_ms=timeout_ms,
         )
     for var in dict.fromkeys(missing):
         warnings.append(f"{where}: environment variable {var} is not set; left as ${{{var}}}")
     return config
+
+
+def _transport(raw: dict[str, Any], where: str, warnings: list[str]) -> str | None:
+    """The entry's transport (``stdio``, ``http``, ``sse`` or ``sdk``); None if unsupported."""
+    kind = raw.get("type", "stdio" if "command" in raw or "url" not in raw else "http")
+    if kind == "streamable-http":
+        kind = "http"
+    if kind in ("ws", "sse-ide", "ws-ide"):
+        warnings.append(f"{where}: transport {kind!r} is not supported; skipped")
+        return None
+    if kind not in ("stdio", "http", "sse", "sdk"):
+        warnings.append(f"{where}: unknown type {kind!r}; skipped")
+        return None
+    return str(kind)
+
+
+def _timeout_ms(raw: dict[str, Any], where: str, warnings: list[str]) -> int | None:
+    """The entry's per-call ``timeout`` in ms if it is a positive number, else None (noted
+    when it is something else)."""
+    timeout = raw.get("timeout")
+    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+        warnings.append(f"{where}: timeout must be a positive number of ms; ignored")
+        return None
+    return int(timeout) if timeout else None
 
 
 def _servers_of(

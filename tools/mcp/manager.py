@@ -13,7 +13,6 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,20 +34,17 @@ from tools.mcp.config import (
 from tools.mcp.resources import resource_tools
 from tools.mcp.results import max_output_tokens
 from tools.mcp.sdk_transport import SdkMcpSend
-from tools.mcp.session_config import claude_json_path, load_session_mcp_config, session_mcp
+from tools.records import datarecord
 
 __all__ = [
     "McpManager",
     "McpServerView",
-    "claude_json_path",
     "describe",
     "format_servers",
-    "load_session_mcp_config",
-    "session_mcp",
 ]
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class McpServerView:
     """What ``/mcp`` shows for one server."""
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.messages import ResultBlock, text_block
 from tools.pipeline.budget import persist_result
-from tools.result import ContentBlock
+from tools.records import datarecord
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_TOKENS",
@@ -38,11 +38,11 @@ CHARS_PER_TOKEN = 4
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class McpContent:
     """Converted content and whether the server flagged it as an error."""
 
-    content: str | list[ContentBlock]
+    content: str | list[ResultBlock]
     is_error: bool = False
     truncated: bool = False
 
@@ -71,13 +71,18 @@ def _field(item: Any, name: str, default: Any = None) -> Any:
     return getattr(item, name, default)
 
 
-def _image(data: str, mime: str | None) -> ContentBlock | None:
+def _text(block: ResultBlock) -> str:
+    """A text block's text; "" for an image."""
+    return block["text"] if block["type"] == "text" else ""
+
+
+def _image(data: str, mime: str | None) -> ResultBlock | None:
     if mime not in IMAGE_MEDIA_TYPES or not data:
         return None
     return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
 
 
-def _resource_blocks(resource: Any) -> list[ContentBlock]:
+def _resource_blocks(resource: Any) -> list[ResultBlock]:
     uri = str(_field(resource, "uri", ""))
     mime = _field(resource, "mime_type")
     text = _field(resource, "text")
@@ -99,7 +104,7 @@ def _resource_blocks(resource: Any) -> list[ContentBlock]:
     return []
 
 
-def _blocks(item: Any) -> list[ContentBlock]:
+def _blocks(item: Any) -> list[ResultBlock]:
     kind = _field(item, "type")
     if kind == "text":
         return [{"type": "text", "text": str(_field(item, "text", ""))}]
@@ -124,16 +129,16 @@ def _blocks(item: Any) -> list[ContentBlock]:
 
 
 def cap_output(
-    blocks: list[ContentBlock], max_chars: int, token_limit: int
-) -> tuple[list[ContentBlock], bool]:
+    blocks: list[ResultBlock], max_chars: int, token_limit: int
+) -> tuple[list[ResultBlock], bool]:
     """Cut text blocks to ``max_chars`` in total; images pass. Returns (blocks, truncated)."""
-    total = sum(len(b["text"]) for b in blocks if b.get("type") == "text")
+    total = sum(len(b["text"]) for b in blocks if b["type"] == "text")
     if total <= max_chars:
         return blocks, False
     budget = max_chars
-    out: list[ContentBlock] = []
+    out: list[ResultBlock] = []
     for block in blocks:
-        if block.get("type") != "text":
+        if block["type"] != "text":
             out.append(block)
             continue
         if budget <= 0:
@@ -141,11 +146,8 @@ def cap_output(
         text = block["text"]
         out.append({"type": "text", "text": text[:budget]})
         budget -= min(len(text), budget)
-    last_text = max(i for i, b in enumerate(out) if b.get("type") == "text")
-    out[last_text] = {
-        "type": "text",
-        "text": out[last_text]["text"] + truncation_suffix(token_limit),
-    }
+    last_text = max(i for i, b in enumerate(out) if b["type"] == "text")
+    out[last_text] = text_block(_text(out[last_text]) + truncation_suffix(token_limit))
     return out, True
 
 
@@ -155,10 +157,10 @@ def convert_result(result: Any, *, token_limit: int, max_chars: int | None = Non
     ``max_chars`` defaults to ``token_limit * 4``; a tool that declared a larger result limit
     passes that instead.
     """
-    blocks: list[ContentBlock] = []
+    blocks: list[ResultBlock] = []
     for item in _field(result, "content", None) or []:
         blocks.extend(_blocks(item))
-    has_text = any(b.get("type") == "text" and b["text"] for b in blocks)
+    has_text = any(_text(b) for b in blocks)
     structured = _field(result, "structured_content")
     if structured is None and isinstance(result, Mapping):
         structured = result.get("structuredContent")
@@ -169,21 +171,21 @@ def convert_result(result: Any, *, token_limit: int, max_chars: int | None = Non
     limit = max(token_limit * CHARS_PER_TOKEN, max_chars or 0)
     blocks, truncated = cap_output(blocks, limit, token_limit)
     is_error = bool(_field(result, "is_error", False) or _field(result, "isError", False))
-    if all(b.get("type") == "text" for b in blocks):
-        content: str | list[ContentBlock] = "\n\n".join(b["text"] for b in blocks if b["text"])
+    if all(b["type"] == "text" for b in blocks):
+        content: str | list[ResultBlock] = "\n\n".join(_text(b) for b in blocks if _text(b))
     else:
         content = blocks
     return McpContent(content, is_error=is_error, truncated=truncated)
 
 
 def persist_full(
-    result: Any, capped: str | list[ContentBlock], session_dir: Path | None, token_limit: int
-) -> str | list[ContentBlock]:
+    result: Any, capped: str | list[ResultBlock], session_dir: Path | None, token_limit: int
+) -> str | list[ResultBlock]:
     """The whole text of ``result`` saved to a file; the capped content when it cannot be."""
-    blocks: list[ContentBlock] = []
+    blocks: list[ResultBlock] = []
     for item in _field(result, "content", None) or []:
         blocks.extend(_blocks(item))
-    text = "\n\n".join(b["text"] for b in blocks if b.get("type") == "text" and b["text"])
+    text = "\n\n".join(_text(b) for b in blocks if _text(b))
     try:
         saved = persist_result(text, f"mcp-{uuid.uuid4().hex}", session_dir)
     except OSError:
@@ -192,7 +194,7 @@ def persist_full(
         f"{saved.wrapper}\n[OUTPUT TRUNCATED - exceeded {token_limit} token limit] The whole "
         "output is in the file above: Read it in parts (offset/limit) or Grep it."
     )
-    media = [b for b in blocks if b.get("type") != "text"]
+    media = [b for b in blocks if b["type"] != "text"]
     if not media:
         return note
     return [*media, {"type": "text", "text": note}]

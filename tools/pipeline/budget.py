@@ -18,10 +18,15 @@ import json
 import math
 import re
 import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from tools.records import datarecord
+
+if TYPE_CHECKING:
+    from tools.messages import Message
 
 __all__ = [
     "DEFAULT_CONVERSATION_BUDGET_CHARS",
@@ -47,7 +52,9 @@ _WRAPPER_OPEN = "<persisted-output>"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 _process_dir: Path | None = None
 
-Content = str | list[dict[str, Any]]
+# tool_result content as the budget reads it: ``tools.messages.ResultBlock``s, or the plain
+# dicts of a conversation read back from a transcript.
+Content = str | Sequence[Mapping[str, Any]]
 
 
 def format_size(n: int) -> str:
@@ -143,7 +150,7 @@ def _file_stem(tool_use_id: str) -> str:
     return "id-" + hashlib.sha256(tool_use_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class PersistedResult:
     """A result written to disk: where, how big, and the wrapper that replaces it."""
 
@@ -172,7 +179,7 @@ def _is_persisted(content: Any) -> bool:
     return isinstance(content, str) and content.startswith(_WRAPPER_OPEN)
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class ConversationBudget:
     """The conversation-wide result budget (one per conversation; a sub-agent gets a clone).
 
@@ -190,7 +197,7 @@ class ConversationBudget:
             self.max_chars, self.session_dir, self.exempt_tools, dict(self.replaced)
         )
 
-    def enforce(self, messages: list[dict[str, Any]]) -> list[str]:
+    def enforce(self, messages: Sequence[Message]) -> list[str]:
         """Replace the largest older results until the total fits; returns newly replaced ids.
 
         Mutates the tool_result blocks of ``messages`` in place. The newest result is never
@@ -241,7 +248,7 @@ def _as_content(value: Any) -> Content:
     return ""
 
 
-def _tool_names(messages: Iterable[dict[str, Any]]) -> dict[str, str]:
+def _tool_names(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     names: dict[str, str] = {}
     for msg in messages:
         content = msg.get("content")
@@ -253,7 +260,7 @@ def _tool_names(messages: Iterable[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
-def _tool_result_blocks(messages: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+def _tool_result_blocks(messages: Iterable[Mapping[str, Any]]) -> Iterable[dict[str, Any]]:
     for msg in messages:
         content = msg.get("content")
         if msg.get("role") != "user" or not isinstance(content, list):

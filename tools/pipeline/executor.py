@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tools.context import ToolUseContext
 from tools.pipeline.steps import run_tool_call
 from tools.pipeline.types import CallOutcome, ToolCall, cancelled_outcome, find_tool
+from tools.records import datarecord
 from tools.result import ContextModifier
 
 __all__ = ["StreamingToolExecutor", "is_call_concurrency_safe"]
@@ -41,7 +42,7 @@ def is_call_concurrency_safe(call: ToolCall, ctx: ToolUseContext) -> bool:
         return False
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class _Entry:
     index: int
     call: ToolCall

@@ -1,9 +1,10 @@
 """The seam for file checkpoints: a watcher told before and after each tool call runs.
 
-The session puts an object with this protocol in ``ctx.state.shared[FILE_WATCH_KEY]`` (the agent
-CLI's checkpoint store); step 10 of the pipeline calls ``before_call`` right before
+The session puts an object with this protocol in ``ctx.state.conversation.file_watch`` (the
+agent CLI's checkpoint store); step 10 of the pipeline calls ``before_call`` right before
 ``tool.call`` and ``after_call`` right after, whatever the outcome. Sub-agents share it through
-their shallow copy of ``shared``, so their edits are checkpointed with the turn that ran them.
+their shallow copy of the conversation state, so their edits are checkpointed with the turn
+that ran them.
 
 A watcher must never fail a call: the pipeline ignores its exceptions, and a watcher that cannot
 save a checkpoint (a full disk) warns through ``ctx.callbacks.notify`` and lets the call run.
@@ -18,9 +19,7 @@ if TYPE_CHECKING:
     from tools.base import Tool
     from tools.context import ToolUseContext
 
-__all__ = ["FILE_WATCH_KEY", "FileWatch", "file_watch"]
-
-FILE_WATCH_KEY = "file_watch"
+__all__ = ["FileWatch", "file_watch"]
 
 
 class FileWatch(Protocol):
@@ -42,5 +41,4 @@ class FileWatch(Protocol):
 
 
 def file_watch(ctx: ToolUseContext) -> FileWatch | None:
-    watch = ctx.state.shared.get(FILE_WATCH_KEY)
-    return watch if hasattr(watch, "before_call") else None
+    return ctx.state.conversation.file_watch

@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from tools.hooks.payloads import hook_tool_response
-from tools.hooks.rewrites import absorb_hook_rewrite, note_written_file, read_before
-from tools.pipeline.types import MAX_ERROR_CHARS, CallState, system_reminder, until_abort
+from tools.messages import ResultBlock, system_reminder
+from tools.pipeline.rewrites import absorb_hook_rewrite, note_written_file, read_before
+from tools.pipeline.types import MAX_ERROR_CHARS, CallState, until_abort
 from tools.pipeline.validate import replace_input
-from tools.result import ContentBlock
 
 __all__ = [
     "INTERRUPT_HOOK_SECONDS",
@@ -78,7 +78,7 @@ def jsonable(data: Any) -> Any:
         return str(data)
 
 
-def _text(content: str | list[ContentBlock] | None) -> str:
+def _text(content: str | list[ResultBlock] | None) -> str:
     if content is None:
         return ""
     if isinstance(content, str):

@@ -28,7 +28,8 @@ from permissions.types import (
 )
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
 from tools.errors import PermissionDeniedError
-from tools.pipeline.types import CallState, system_reminder, until_abort
+from tools.messages import system_reminder
+from tools.pipeline.types import CallState, until_abort
 from tools.pipeline.validate import replace_input
 from tools.terminal_text import reveal
 
@@ -209,7 +210,7 @@ async def _classifier_verdict(state: CallState) -> Verdict | None:
         # The speculative verdict judged the input the model sent; a hook (or the user) changed
         # it since, so the classifier must judge what will actually run.
         task.cancel()
-        classifier = state.ctx.options.extra.get("classifier")
+        classifier = state.ctx.options.services.classifier
         if classifier is None or state.tool is None:
             return None
         task = asyncio.ensure_future(

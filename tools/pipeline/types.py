@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -19,7 +19,9 @@ from pydantic import BaseModel
 
 from permissions.types import RuleValue, Verdict
 from tools.errors import ToolCancelled
-from tools.result import ContentBlock, ContextModifier, ToolResult
+from tools.messages import Message, ResultBlock, ToolResultBlock, tool_result_block
+from tools.records import datarecord
+from tools.result import ContextModifier, ToolResult
 
 if TYPE_CHECKING:
     from tools.base import Tool
@@ -38,7 +40,6 @@ __all__ = [
     "cancelled_outcome",
     "dump_input",
     "find_tool",
-    "system_reminder",
     "until_abort",
 ]
 
@@ -51,7 +52,7 @@ CANCEL_GRACE_SECONDS = 2.0
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ToolCall:
     """One ``tool_use`` block as the model sent it."""
 
@@ -74,7 +75,7 @@ class SafetyClassifier(Protocol):
     ) -> Verdict | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class CallOutcome:
     """Everything the loop needs from one call (see DESIGN.md, the pipeline).
 
@@ -85,11 +86,11 @@ class CallOutcome:
 
     tool_use_id: str
     tool_name: str
-    tool_result: dict[str, Any]
+    tool_result: ToolResultBlock
     original_input: dict[str, Any]
     effective_input: dict[str, Any] | None = None
     output: Any = None
-    new_messages: tuple[dict[str, Any], ...] = ()
+    new_messages: tuple[Message, ...] = ()
     context_modifier: ContextModifier | None = None
     verdict: Verdict | None = None
     user_decided: bool = False
@@ -109,7 +110,7 @@ class CallOutcome:
         return self.error_class == ToolCancelled.code
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class CallState:
     """The working record of one call; each pipeline step reads and writes a few fields."""
 
@@ -128,12 +129,12 @@ class CallState:
     denial_feedback: str | None = None
     rules_to_persist: tuple[RuleValue, ...] = ()
     result: ToolResult | None = None
-    content: str | list[ContentBlock] | None = None
+    content: str | list[ResultBlock] | None = None
     is_error: bool = False
     persisted_path: Path | None = None
-    pre_messages: list[dict[str, Any]] = field(default_factory=list)
-    tool_messages: list[dict[str, Any]] = field(default_factory=list)
-    post_messages: list[dict[str, Any]] = field(default_factory=list)
+    pre_messages: list[Message] = field(default_factory=list)
+    tool_messages: list[Message] = field(default_factory=list)
+    post_messages: list[Message] = field(default_factory=list)
     modifiers: list[ContextModifier] = field(default_factory=list)
     stop_turn: bool = False
     stop_reason: str | None = None
@@ -161,13 +162,8 @@ class CallState:
         self.stop_reason = self.stop_reason or reason
 
     def outcome(self) -> CallOutcome:
-        block: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": self.call.id,
-            "content": self.content if self.content is not None else "",
-        }
-        if self.is_error:
-            block["is_error"] = True
+        content = self.content if self.content is not None else ""
+        block = tool_result_block(self.call.id, content, is_error=self.is_error)
         original = self.call.input if isinstance(self.call.input, dict) else {}
         effective: dict[str, Any] | None = None
         if self.result is not None or self.parsed is not None:
@@ -209,12 +205,7 @@ def cancelled_outcome(call: ToolCall, message: str = INTERRUPTED_MESSAGE) -> Cal
     return CallOutcome(
         tool_use_id=call.id,
         tool_name=call.name,
-        tool_result={
-            "type": "tool_result",
-            "tool_use_id": call.id,
-            "content": message,
-            "is_error": True,
-        },
+        tool_result=tool_result_block(call.id, message, is_error=True),
         original_input=call.input if isinstance(call.input, dict) else {},
         error_class=ToolCancelled.code,
     )
@@ -248,14 +239,6 @@ def call_header(tools: Sequence[Tool[Any]], name: str, tool_input: Any) -> str:
         return tool.describe_call(tool.input_model.model_validate(tool_input))
     except Exception:
         return name
-
-
-def system_reminder(text: str) -> dict[str, Any]:
-    """A user-role message the model sees on its next request (hook context, notices)."""
-    return {
-        "role": "user",
-        "content": [{"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}],
-    }
 
 
 async def until_abort(aw: Awaitable[T], abort: AbortSignal) -> T:

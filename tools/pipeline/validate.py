@@ -101,7 +101,7 @@ async def start_classifier(state: CallState) -> None:
     ctx = state.ctx
     if ctx.permissions.mode is not PermissionMode.AUTO:
         return
-    classifier = ctx.options.extra.get("classifier")
+    classifier = ctx.options.services.classifier
     if classifier is None:
         return
     assert state.tool is not None

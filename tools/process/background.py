@@ -8,7 +8,7 @@ is left of the group (a task never leaves orphans behind). ``stop`` kills the wh
 (``subscribe``) are told of each task's start and of its end, with its snapshot (the Agent SDK
 mode turns them into ``task_started``/``task_updated``/``task_notification`` frames).
 
-One manager lives in ``ctx.state.shared["background_tasks"]`` (see :func:`get_manager`),
+One manager lives in ``ctx.state.conversation.background_tasks`` (see :func:`get_manager`),
 shared with sub-agents so that session end reaches their tasks too.
 """
 
@@ -23,7 +23,7 @@ import secrets
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from tools.process.containment import Scope, kill_cgroup_tree, new_scope
 from tools.process.output import clean_text, spool_dir
 from tools.process.owners import note_group, owner_env
 from tools.process.runner import bash_path, kill_group, signal_name
+from tools.records import datarecord
 
 __all__ = [
     "MAX_READ_BYTES",
@@ -45,10 +46,9 @@ __all__ = [
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 MAX_READ_BYTES = 30_000  # one TaskOutput read returns at most this much (the newest part)
-_SHARED_KEY = "background_tasks"
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class TaskSnapshot:
     """What the UI status bar and transcripts see of a task."""
 
@@ -75,7 +75,7 @@ class TaskSnapshot:
         }
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class BackgroundTask:
     """One running (or finished) background command. Mutated only by its manager."""
 
@@ -300,9 +300,8 @@ class BackgroundTaskManager:
 
 
 def get_manager(ctx: ToolUseContext) -> BackgroundTaskManager:
-    """The session's manager, created on first use in ``ctx.state.shared``."""
-    manager = ctx.state.shared.get(_SHARED_KEY)
-    if not isinstance(manager, BackgroundTaskManager):
-        manager = BackgroundTaskManager(ctx.options.session_dir)
-        ctx.state.shared[_SHARED_KEY] = manager
-    return manager
+    """The session's manager, created on first use in ``ctx.state.conversation``."""
+    state = ctx.state.conversation
+    if state.background_tasks is None:
+        state.background_tasks = BackgroundTaskManager(ctx.options.session_dir)
+    return state.background_tasks

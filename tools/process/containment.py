@@ -14,8 +14,8 @@ The child joins its scope itself, before anything else runs (:meth:`Scope.wrap_a
 extra process for bash and never needs ``preexec_fn`` (a fork of the whole interpreter).
 A scope is killed (``cgroup.kill``, or SIGKILL to each member on kernels before 5.14) when its
 command ends — foreground commands, ``!`` commands and stopped tasks — or, for hooks, whose
-detached children may keep running, when the session closes (:func:`close_scopes`, also run
-``atexit``). The directory is recorded in the reaper's lease, so after a crash the next Nerve
+detached children may keep running, when the session closes (``reaper.close_scopes``; also
+:func:`close_scopes_now` ``atexit``). The directory is recorded in the reaper's lease, so after a crash the next Nerve
 start kills and removes it (``tools.process.reaper``).
 
 Where the tree is not writable (a plain ssh session on systemd, a container without cgroup
@@ -34,13 +34,13 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from tools.records import datarecord
 
 __all__ = [
     "Containment",
     "Scope",
-    "close_scopes",
     "close_scopes_now",
     "containment",
     "kill_cgroup_tree",
@@ -53,7 +53,7 @@ _POLL_S = 0.004
 _WAIT_S = 1.0
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Containment:
     """How this process contains its children: ``root`` is our scope directory, or None and
     ``reason`` says why only process groups are used."""
@@ -107,7 +107,7 @@ _COUNTER = itertools.count(1)
 
 
 def _detect() -> Containment:
-    from tools.process.reaper import note_scope_root, self_owner
+    from tools.process.owners import note_scope_root, self_owner
 
     base, why = _own_cgroup()
     if base is None:
@@ -278,14 +278,3 @@ def close_scopes_now() -> None:
         kill_cgroup_tree(scope.path)
     if root is not None and root.is_dir():
         kill_cgroup_tree(root)
-
-
-async def close_scopes() -> None:
-    """Session end: :func:`close_scopes_now` off the event loop, then the marker sweep for
-    anything that left its process group where no cgroup held it."""
-    import asyncio
-
-    from tools.process.reaper import sweep_own_marked
-
-    await asyncio.to_thread(close_scopes_now)
-    await asyncio.to_thread(sweep_own_marked)

@@ -19,9 +19,10 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from tools.records import datarecord
 
 __all__ = [
     "HEAD_BYTES",
@@ -43,7 +44,7 @@ PROGRESS_LINES = 5
 _PARTIAL_CAP = 4096  # a progress line longer than this is cut (display only)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class BashProgress:
     """A live view of a running command: line count, the last lines, bytes so far."""
 

@@ -13,8 +13,9 @@ import contextlib
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from tools.records import datarecord
 
 __all__ = [
     "OWNER_PID_ENV",
@@ -39,7 +40,7 @@ OWNER_START_ENV = "NERVE_OWNER_START"
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Owner:
     """A process identity that survives pid reuse: pid plus start time, in one boot and pid ns."""
 
@@ -60,7 +61,7 @@ class Owner:
         return cls(parts[0], parts[1], int(parts[2]), int(parts[3]))
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class ProcInfo:
     """The ``/proc/<pid>/stat`` fields the reaper needs."""
 

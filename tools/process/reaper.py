@@ -21,7 +21,8 @@ ours twice over:
   removed, whatever process group or session its members moved to.
 * **Escapees.** A process that left its group (``setsid``) but still carries a dead owner's
   marker, while that owner's lease exists, is killed on its own (start time re-checked). Nothing
-  Nerve started outlives it: :func:`sweep_own_marked` does the same for this process at exit.
+  Nerve started outlives it: :func:`sweep_own_marked` does the same for this process at exit,
+  and :func:`close_scopes` at session end, after killing the session's own scopes.
 
 The lease makes a stray marker harmless (no lease, no kill) and lets a start with no dead lease
 skip ``/proc`` entirely.
@@ -40,9 +41,9 @@ import signal
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from tools.process.containment import close_scopes_now, kill_cgroup_tree
 from tools.process.owners import (
     OWNER_PID_ENV,
     OWNER_START_ENV,
@@ -59,12 +60,14 @@ from tools.process.owners import (
     scan_procs,
     self_owner,
 )
+from tools.records import datarecord
 
 __all__ = [
     "OWNER_PID_ENV",
     "OWNER_START_ENV",
     "Owner",
     "ProcInfo",
+    "close_scopes",
     "forget_own_lease",
     "lease_dir",
     "note_group",
@@ -90,7 +93,7 @@ def _alive(owner: Owner) -> bool:
 Proven = frozenset[tuple[int, int]]  # (pid, start) of processes already proven ours
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Plan:
     groups: tuple[int, ...]  # killed as a group (killpg)
     singles: tuple[tuple[int, int, int], ...]  # (pid, start, pgid): proven members of mixed groups
@@ -177,8 +180,6 @@ def _lease_scopes(path: Path) -> list[Path]:
 
 def _end_scopes(dead: Mapping[Path, Owner]) -> set[Path]:
     """Kill and remove the dead owners' cgroup scopes; the leases whose scopes are not gone."""
-    from tools.process.containment import kill_cgroup_tree
-
     left: set[Path] = set()
     for path in dead:
         for root in _lease_scopes(path):
@@ -355,3 +356,12 @@ def start_reaper(directory: Path | None = None) -> threading.Thread | None:
     )
     thread.start()
     return thread
+
+
+async def close_scopes() -> None:
+    """Session end: ``containment.close_scopes_now`` off the event loop, then the marker sweep
+    for anything that left its process group where no cgroup held it."""
+    import asyncio
+
+    await asyncio.to_thread(close_scopes_now)
+    await asyncio.to_thread(sweep_own_marked)

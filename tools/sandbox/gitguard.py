@@ -58,9 +58,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Final, Literal
+
+from tools.records import datarecord
 
 __all__ = ["GitGuard", "guard_git", "read_git_config"]
 
@@ -72,7 +74,7 @@ _MAX_CONFIG_BYTES: Final = 1 << 20
 _COMMONDIR_STUB: Final = b".\n"
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class GitGuard:
     """Paths to keep read-only: ``read_only`` exist; ``stubs`` do not yet and must be made
     first (None: an empty directory; bytes: a file with that content)."""

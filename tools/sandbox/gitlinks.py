@@ -56,12 +56,13 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Final
 
 from config.safe_git import safe_git_argv
 from permissions.bash.git import discover_repository, trusted_gitdir
+from tools.records import datarecord
 from tools.terminal_text import reveal
 
 __all__ = ["GitlinkGuard", "GitlinkWatch", "begin_watch", "end_watch"]
@@ -102,7 +103,7 @@ def _identity(top: Path, rel: str) -> Identity:
     return (stat.S_IFMT(st.st_mode), st.st_dev, st.st_ino, st.st_size, st.st_ctime_ns)
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Repo:
     top: Path  # the working tree
     gitdir: Path  # its own git directory (``.git/worktrees/X`` for a linked worktree)
@@ -162,7 +163,7 @@ def _parse_gitlinks(out: bytes) -> dict[str, str]:
     return links
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class _State:
     """One repository as it was before the command: its gitlinks and what stood at each."""
 
@@ -171,7 +172,7 @@ class _State:
     submodule: bool
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class _Tree:
     """The repositories reached from one working directory's repository, remembered while
     any sandboxed command on it runs (``active``); ``serial`` counts the commands begun."""
@@ -181,7 +182,7 @@ class _Tree:
     serial: int = 0
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class GitlinkWatch:
     """One command's share: the trees it is checked against (see :meth:`GitlinkGuard.end`)."""
 

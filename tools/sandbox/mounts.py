@@ -29,15 +29,16 @@ import glob
 import itertools
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Final
 
 from permissions.safety import PROTECTED_FILES
+from tools.records import datarecord
 from tools.sandbox.gitguard import guard_git
 from tools.sandbox.stubs import StubRegistry
 
-__all__ = ["PROTECTED_SUBDIRS", "MountPlan", "expand_patterns", "plan_mounts"]
+__all__ = ["PROTECTED_SUBDIRS", "MountPlan", "MountRequest", "expand_patterns", "plan_mounts"]
 
 # Directories read-only inside a writable directory (relative to it); .cargo, .yarn and .mvn
 # are protected from the file tools but hold caches builds must write, so not here. What git
@@ -58,7 +59,7 @@ _EXEMPT: Final[tuple[str, ...]] = (".claude/worktrees", ".nerve/worktrees")
 _MAX_MATCHES: Final = 1000
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class MountPlan:
     """bubblewrap options for one command, the stubs it holds, and what it had to skip."""
 
@@ -193,58 +194,84 @@ def _hide(
     return dirs
 
 
+@datarecord(frozen=True, slots=True)
+class MountRequest:
+    """What one command may write and read (paths as given: only existing ones are mounted)."""
+
+    writable: Sequence[Path]
+    stub_roots: Sequence[Path]  # where a missing ``.claude``/``.nerve`` gets a stub
+    deny_write: Iterable[str]
+    deny_read: Iterable[str]
+    allow_read: Iterable[str]
+    # Extra directories to keep read-only (the home directory, for its rc files; Nerve's data
+    # dir).
+    protect: Sequence[Path]
+    home: Path | None = None  # where the user's git config lives (None: the home directory)
+    # The existing paths ``Read(...)`` deny rules name (``tools.sandbox.readrules``).
+    deny_read_rules: Iterable[Path] = ()
+    # The paths the git indexes record as submodules (``GitlinkWatch.checkouts``, for
+    # ``tools.sandbox.gitguard``).
+    gitlinks: Iterable[Path] = ()
+
+
 def plan_mounts(
-    *,
-    writable: Sequence[Path],
-    stub_roots: Sequence[Path],
-    deny_write: Iterable[str],
-    deny_read: Iterable[str],
-    allow_read: Iterable[str],
-    protect: Sequence[Path],
-    void: Callable[[], int],
-    stubs: StubRegistry,
-    home: Path | None = None,
-    deny_read_rules: Iterable[Path] = (),
-    gitlinks: Iterable[Path] = (),
+    request: MountRequest, *, void: Callable[[], int], stubs: StubRegistry
 ) -> MountPlan:
-    """The mount arguments (see the module docstring). ``protect`` are extra directories to
-    keep read-only (the home directory, for its rc files; Nerve's data dir); ``void()`` opens a
+    """The mount arguments for ``request`` (see the module docstring). ``void()`` opens a
     descriptor that reads as empty (``/dev/null``) for each hidden file (bubblewrap closes it);
-    ``home`` is where the user's git config lives; ``deny_read_rules`` are the existing paths
-    ``Read(...)`` deny rules name (``tools.sandbox.readrules``); ``gitlinks`` the paths the git
-    indexes record as submodules (``GitlinkWatch.checkouts``, for ``tools.sandbox.gitguard``)."""
+    ``stubs`` holds the stubs made for missing protected paths."""
     plan = MountPlan()
-    rw = list(dict.fromkeys(_real(p) for p in writable if p.exists()))
+    rw = list(dict.fromkeys(_real(p) for p in request.writable if p.exists()))
     for path in rw:
         plan.args += ["--bind", str(path), str(path)]
-    # ro: protected names in every writable root, and in the extra protected places under them
+    _bind_protected(plan, _read_only_paths(request, rw, stubs, plan), rw)
+    _hide_denied_reads(plan, request, rw, void)
+    return plan
+
+
+def _read_only_paths(
+    request: MountRequest, rw: Sequence[Path], stubs: StubRegistry, plan: MountPlan
+) -> list[Path]:
+    """What stays read-only inside the writable roots ``rw``: protected names in every root
+    and in the extra protected places under them, ``denyWrite``, and what git reads."""
     ro: list[Path] = []
-    scan = [*rw, *(_real(p) for p in protect if p.exists() and _under(_real(p), rw))]
-    stub_at = {_real(p) for p in stub_roots}
-    for root in dict.fromkeys(scan):
+    protect = [_real(p) for p in request.protect if p.exists() and _under(_real(p), rw)]
+    stub_at = {_real(p) for p in request.stub_roots}
+    for root in dict.fromkeys([*rw, *protect]):
         ro += _protected_in(root, stubs if root in stub_at else None, plan)
-    ro += [_real(p) for p in protect if p.exists() and _under(_real(p), rw) and _real(p) not in rw]
-    ro += [p for p in (_real(p) for p in expand_patterns(deny_write)) if _under(p, rw)]
+    ro += [p for p in protect if p not in rw]
+    ro += [p for p in (_real(p) for p in expand_patterns(request.deny_write)) if _under(p, rw)]
     worktrees = [_real(w) for w in _worktrees(rw)]
     for tree in worktrees:
         ro += _protected_in(tree, None, plan)
-    ro += _git_paths(rw, worktrees, stub_at, home or Path.home(), stubs, plan, gitlinks)
-    ro = list(dict.fromkeys(_real(p) for p in ro))
-    # Nerve's worktrees are writable again inside a read-only .claude/.nerve, so what is
-    # protected inside them is bound after them
+    home = request.home or Path.home()
+    ro += _git_paths(rw, worktrees, stub_at, home, stubs, plan, request.gitlinks)
+    return list(dict.fromkeys(_real(p) for p in ro))
+
+
+def _bind_protected(plan: MountPlan, ro: list[Path], rw: Sequence[Path]) -> None:
+    """Bind ``ro`` read-only. Nerve's worktrees are writable again inside a read-only
+    .claude/.nerve, so what is protected inside them is bound after them."""
     exempt = [e for e in (r / name for r in rw for name in _EXEMPT) if e.is_dir()]
     _bind_read_only(plan, [p for p in ro if not _under(p, exempt)], rw)
     for path in exempt:
         plan.args += ["--bind", str(path), str(path)]
     _bind_read_only(plan, [p for p in ro if _under(p, exempt)], exempt)
+
+
+def _hide_denied_reads(
+    plan: MountPlan, request: MountRequest, rw: Sequence[Path], void: Callable[[], int]
+) -> None:
+    """Hide ``denyRead`` with ``allowRead`` bound back inside, then what deny rules name."""
     # a dangling link hides nothing, and a mount on its missing target would fail every command
-    hidden = [p for p in dict.fromkeys(_real(p) for p in expand_patterns(deny_read)) if p.exists()]
-    reopen = [p for p in (_real(p) for p in expand_patterns(allow_read)) if p not in hidden]
+    denied = dict.fromkeys(_real(p) for p in expand_patterns(request.deny_read))
+    hidden = [p for p in denied if p.exists()]
+    reopen = [p for p in (_real(p) for p in expand_patterns(request.allow_read)) if p not in hidden]
     reopen = [p for p in dict.fromkeys(reopen) if _under(p, hidden)]
     empty = _hide(plan, hidden, void, reopen)
     for path in reopen:
         plan.args += ["--bind" if _under(path, rw) else "--ro-bind", str(path), str(path)]
-    empty += _hide(plan, dict.fromkeys(_real(p) for p in deny_read_rules if p.exists()), void)
+    ruled = dict.fromkeys(_real(p) for p in request.deny_read_rules if p.exists())
+    empty += _hide(plan, ruled, void)
     for path in empty:
         plan.args += ["--remount-ro", str(path)]  # not recursive: re-opened mounts keep theirs
-    return plan

@@ -25,11 +25,11 @@ import select
 import socket
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from tools.process.owners import note_group, owner_env
+from tools.records import datarecord
 
 __all__ = ["PROXY_PORT", "Handshake", "Relay", "handshake", "start_relay"]
 
@@ -97,7 +97,7 @@ def _listener(pid: int) -> socket.socket:
     return sock
 
 
-@dataclass
+@datarecord
 class Handshake:
     """What :func:`handshake` found: the sandbox's pid and, if this process could join its
     namespace, the listening socket; ``released``: the command was let go already."""

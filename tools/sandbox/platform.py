@@ -13,9 +13,9 @@ import shutil
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Protocol
 
+from tools.records import datarecord
 from tools.sandbox.seccomp import sandbox_filter
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
 _PROBE_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Availability:
     """Whether the sandbox can start here; ``missing`` names packages to install."""
 

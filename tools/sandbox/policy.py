@@ -12,14 +12,13 @@ asking; deny rules, ask rules and safety checks come first (``permissions.engine
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tools.records import datarecord
 from tools.sandbox.settings import SandboxConfig
 
 __all__ = ["Confinement", "confinement"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Confinement:
     """The answer for one Bash call. ``notice`` is for the model (why the flag was ignored)."""
 

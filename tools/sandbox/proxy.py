@@ -24,11 +24,12 @@ import contextlib
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from permissions.domains import domain_rule_matches
 from permissions.types import PermissionRule, RuleBehavior, RuleSource
+from tools.records import datarecord
 from tools.sandbox.settings import SandboxConfig
 
 __all__ = ["AskAnswer", "DomainGate", "NetworkAsk", "Proxy", "entry_matches"]
@@ -39,7 +40,7 @@ _HEAD_TIMEOUT_S = 30.0
 _CHUNK = 65536
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class AskAnswer:
     """The user's answer to "may this command reach host?"; ``remember``: for the session."""
 
@@ -66,7 +67,7 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-@dataclass
+@datarecord
 class DomainGate:
     """Judges the hosts one sandboxed command wants to reach (see the module docstring)."""
 

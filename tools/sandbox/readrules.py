@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Final
 
 from permissions.paths import PathPattern, compile_path_pattern
 from permissions.types import PermissionContext, RuleBehavior, RuleSource
+from tools.records import datarecord
 
 __all__ = ["DeniedReads", "denied_reads"]
 
@@ -34,7 +35,7 @@ _SKIP_BELOW_ROOT: Final = frozenset({"proc", "sys", "dev"})  # a walk from / ski
 _ANY: Final = "\x00"  # a name no file can have: "every child matches" is tested with it
 
 
-@dataclass(slots=True)
+@datarecord(slots=True)
 class DeniedReads:
     """Existing paths ``Read`` deny rules match, and notes on what could not be searched."""
 

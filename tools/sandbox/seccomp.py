@@ -46,8 +46,9 @@ from __future__ import annotations
 import errno
 import platform
 import struct
-from dataclasses import dataclass
 from typing import Final, Literal
+
+from tools.records import datarecord
 
 __all__ = ["RULES", "Rule", "sandbox_filter"]
 
@@ -71,7 +72,7 @@ _UNSHARE_NEW: Final = _CLONE_NEW | 0x00000080
 Action = Literal["EPERM", "ENOSYS", "AF_UNIX", "CLONE_NEW", "UNSHARE_NEW"]
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Rule:
     """One refused system call: its name, what the filter does, and why."""
 
@@ -147,7 +148,7 @@ _NUMBERS: Final[dict[str, tuple[int | None, int | None, int | None, int | None]]
 }
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class _Machine:
     native_arch: int  # AUDIT_ARCH_* of the 64-bit ABI
     native: int  # column of _NUMBERS

@@ -1,9 +1,9 @@
 """A session's sandbox: its settings, whether it works here, its temp dir, and each run.
 
-:class:`SandboxSession` lives in ``ctx.options.extra`` (:data:`SANDBOX_KEY`), shared with
-sub-agents. :meth:`SandboxSession.prepare` turns one command into a :class:`PreparedRun`: the
-bubblewrap command line (``tools.sandbox.mounts``), the environment (no credentials of Nerve's,
-``TMPDIR`` the session's temp dir, the proxy variables), and the two steps around the spawn —
+:class:`SandboxSession` lives in ``ctx.options.services.sandbox``, shared with sub-agents.
+:meth:`SandboxSession.prepare` turns one command into a :class:`PreparedRun`: the bubblewrap
+command line (``tools.sandbox.mounts``), the environment (no credentials of Nerve's, ``TMPDIR``
+the session's temp dir, the proxy variables), and the two steps around the spawn —
 ``after_spawn`` opens the proxy port inside the new network namespace before the command is
 released, ``cleanup`` closes the proxy and removes the stubs.
 """
@@ -16,10 +16,11 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Final
 
+from tools.records import datarecord
 from tools.sandbox.gitlinks import GitlinkGuard
 from tools.sandbox.netns import PROXY_PORT, Handshake, Relay, handshake, start_relay
 from tools.sandbox.platform import Availability, Backend, Bubblewrap, backend_for, minimal_dev_args
@@ -30,9 +31,8 @@ from tools.sandbox.seccomp import sandbox_filter
 from tools.sandbox.settings import SandboxConfig
 from tools.sandbox.stubs import StubRegistry
 
-__all__ = ["SANDBOX_KEY", "SECRET_ENV", "PreparedRun", "SandboxSession"]
+__all__ = ["SECRET_ENV", "PreparedRun", "SandboxSession"]
 
-SANDBOX_KEY: Final = "sandbox"
 # Credentials Nerve itself uses: a sandboxed command never sees them.
 SECRET_ENV: Final[frozenset[str]] = frozenset(
     {
@@ -60,7 +60,7 @@ def sandbox_env(base: dict[str, str], tmp: Path, *, network: bool) -> dict[str, 
     return env
 
 
-@dataclass
+@datarecord
 class PreparedRun:
     """One sandboxed command, ready to spawn (``argv``, ``env``, ``pass_fds``)."""
 
@@ -221,7 +221,7 @@ class SandboxSession:
         the caller runs off the event loop), hidden from the command like ``denyRead``;
         ``gitlinks``: the submodule paths the git indexes record (``GitlinkWatch.checkouts``,
         from the watch begun before this), guarded like those ``.gitmodules`` lists."""
-        from tools.sandbox.mounts import plan_mounts
+        from tools.sandbox.mounts import MountRequest, plan_mounts
 
         backend = self.backend
         assert isinstance(backend, Bubblewrap) and backend.bwrap is not None
@@ -237,19 +237,18 @@ class SandboxSession:
         reads = reads or DeniedReads()
         plan = None
         try:
-            plan = plan_mounts(
+            request = MountRequest(
                 writable=[*working_dirs, tmp, *self.config.allow_write],
                 stub_roots=working_dirs,
                 deny_write=self.config.deny_write,
                 deny_read=self.config.deny_read,
                 allow_read=self.config.allow_read,
                 protect=[self.home, *self.protect],
-                void=void,
-                stubs=self.stubs,
                 home=self.home,
                 deny_read_rules=reads.paths,
                 gitlinks=gitlinks,
             )
+            plan = plan_mounts(request, void=void, stubs=self.stubs)
             info_r, info_w = os.pipe()
             block_r, block_w = os.pipe()
             child_fds += [info_w, block_r]

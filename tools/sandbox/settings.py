@@ -16,11 +16,12 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Final
 
 from config.models import SandboxFilesystemSettings, SandboxNetworkSettings, SandboxSettings
+from tools.records import datarecord
 
 __all__ = ["INERT_KEYS", "SandboxConfig", "expand_sandbox_path", "resolve_sandbox_config"]
 
@@ -51,7 +52,7 @@ _KNOWN: Final[dict[str, frozenset[str]]] = {
 _BASE_IS_ROOT: Final[frozenset[str]] = frozenset({"projectSettings", "localSettings"})
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SandboxConfig:
     """The effective sandbox settings. Paths are absolute; ``deny_*``/``allow_read`` may hold
     glob patterns (``*``, ``?``, ``[...]``), expanded when a command starts."""

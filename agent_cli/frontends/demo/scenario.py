@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from agent_cli.testing.scenario import Match, Scenario, Turn, text, tool_use
+from tools.records import datarecord
 
 __all__ = [
     "DEMO_PROMPT",
@@ -49,7 +49,7 @@ EXTRA_TURNS = 50
 Outcome = Literal["ok", "declined", "denied", "error", "missing"]
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class _Result:
     outcome: Outcome
     text: str

@@ -26,11 +26,11 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_cli.frontends.demo.scenario import DEMO_PROMPT, EXTRA_TURNS, TEST_RULE, build_scenario
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from agent_cli.session.agent_session import AgentSession
@@ -52,7 +52,7 @@ EXIT_SCRIPT_FAILED = 3
 _CLEARED_ENV = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_CUSTOM_HEADERS")
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class DemoWorkspace:
     """The temporary folder: the project copy, the data dir and empty user config dirs."""
 

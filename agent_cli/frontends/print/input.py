@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO
+
+from tools.records import datarecord
 
 __all__ = ["STDIN_BUDGET_CHARS", "STDIN_WAIT_S", "PromptInput", "read_prompt"]
 
@@ -26,7 +27,7 @@ STDIN_WAIT_S = 3.0  # Claude Code waits this long for the first byte when a prom
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class PromptInput:
     """The prompt to send (None: nothing to send) and what stderr should be told."""
 

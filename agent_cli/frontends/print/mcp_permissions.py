@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_cli.frontends.sdk.permissions import response_for
+from agent_cli.frontends.print.permission_answer import response_for
 from agent_cli.slash.views import content_text
 
 __all__ = ["McpPermissionPrompt"]

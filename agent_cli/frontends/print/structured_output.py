@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from agent_cli.loop.events import AgentEvent, TurnFinished
 from tools.base import Tool, ToolResult, build_tool
 from tools.context import ToolUseContext
 from tools.errors import ToolExecutionError
+from tools.records import datarecord
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -95,7 +96,7 @@ class _AnyInput(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-@dataclass
+@datarecord
 class StructuredOutput:
     """The run's structured-output state: the tool, the value, the attempts used."""
 

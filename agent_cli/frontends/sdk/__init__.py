@@ -1,3 +1,28 @@
-"""The Agent SDK's mode: the control protocol over stream-json, both ways."""
+"""The Agent SDK's mode: the control protocol over stream-json, both ways.
 
-__all__: list[str] = []
+Importing the package imports none of its modules (``run_sdk_mode`` loads on first use, PEP 562).
+"""
+
+import sys
+
+TYPE_CHECKING = False  # as typing's, without importing typing at start-up
+if TYPE_CHECKING:
+    from agent_cli.frontends.sdk.mode import run_sdk_mode
+
+__all__ = ["run_sdk_mode"]
+
+# Each name's module, imported on the name's first use (``__getattr__``).
+_MODULES = {
+    "mode": ("run_sdk_mode",),
+}
+_HOME = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{module}")
+    value = getattr(sys.modules[f"{__name__}.{module}"], name)
+    globals()[name] = value
+    return value

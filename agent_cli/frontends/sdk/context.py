@@ -1,6 +1,6 @@
 """The SDK's context requests: ``get_context_usage``, ``rewind_files``, and the replayed prompts.
 
-``context_usage_response`` is ``/context``'s breakdown (``SessionContextOps.context_usage``) in
+``context_usage_response`` is ``/context``'s breakdown (``ContextOps.context_usage``) in
 the shape ``claude_agent_sdk.types.ContextUsageResponse`` declares: ``categories`` (name,
 tokens, color), ``totalTokens``, ``maxTokens`` (the compaction threshold when auto-compaction is
 on, else the window), ``rawMaxTokens`` (the window), ``percentage`` (of the window), ``model``,

@@ -67,7 +67,21 @@ def boot_options(options: RunOptions, request: dict[str, Any]) -> tuple[RunOptio
         changes["append_system_prompt"] = append
     elif append is not None and not isinstance(append, str):
         problems.append("initialize: appendSystemPrompt must be a string; ignored")
-    configs = list(options.mcp_configs)
+    configs = list(options.mcp_configs) + _mcp_configs(request, problems)
+    agents = request.get("agents")
+    if isinstance(agents, dict) and agents:
+        changes["agents"] = json.dumps(agents)
+    elif agents is not None and not isinstance(agents, dict):
+        problems.append("initialize: agents must be an object; ignored")
+    if configs != options.mcp_configs:
+        changes["mcp_configs"] = configs
+    return (replace(options, **changes) if changes else options), problems
+
+
+def _mcp_configs(request: dict[str, Any], problems: list[str]) -> list[str]:
+    """The ``--mcp-config`` texts of ``mcpServers`` and ``sdkMcpServers`` (what is wrong with
+    either goes to ``problems``)."""
+    configs: list[str] = []
     servers = request.get("mcpServers")
     if isinstance(servers, dict) and servers:
         configs.append(json.dumps({"mcpServers": servers}))
@@ -80,11 +94,4 @@ def boot_options(options: RunOptions, request: dict[str, Any]) -> tuple[RunOptio
             configs.append(json.dumps({"mcpServers": sdk}))
         else:
             problems.append("initialize: sdkMcpServers must be a list of names; ignored")
-    agents = request.get("agents")
-    if isinstance(agents, dict) and agents:
-        changes["agents"] = json.dumps(agents)
-    elif agents is not None and not isinstance(agents, dict):
-        problems.append("initialize: agents must be an object; ignored")
-    if configs != options.mcp_configs:
-        changes["mcp_configs"] = configs
-    return (replace(options, **changes) if changes else options), problems
+    return configs

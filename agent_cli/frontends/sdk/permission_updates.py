@@ -5,7 +5,7 @@ A ``can_use_tool`` allow may carry Claude Code's ``PermissionUpdate`` list: ``ad
 allow/deny/ask), ``setMode`` and ``addDirectories``, each with a ``destination``: ``session``
 (this session only), ``localSettings`` (``.claude/settings.local.json``), ``projectSettings``
 (``.claude/settings.json``) or ``userSettings`` (``~/.claude/settings.json``). Rules go
-through ``SessionAdmin.add_rule`` — the same path as the TUI's "don't ask again" — so a deny
+through ``PermissionAdmin.add_rule`` — the same path as the TUI's "don't ask again" — so a deny
 rule still beats an added allow (the engine checks deny first).
 
 As in Claude Code, one malformed update makes the whole list ignored (the call itself is still
@@ -17,9 +17,9 @@ is malformed: nobody reading the settings file would see what it allows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from tools.records import datarecord
 from tools.terminal_text import has_hidden, reveal
 
 __all__ = ["PermissionUpdate", "apply_updates", "parse_updates"]
@@ -29,7 +29,7 @@ _BEHAVIORS = ("allow", "deny", "ask")
 _RULE_TYPES = ("addRules", "replaceRules", "removeRules")
 
 
-@dataclass(frozen=True)
+@datarecord(frozen=True)
 class PermissionUpdate:
     type: str
     destination: str

@@ -4,11 +4,12 @@ Only what would ask reaches the SDK: deny rules, safety checks and the mode were
 the pipeline before (a deny never asks). The answer ``{"behavior": "allow", "updatedInput"}``
 allows the call; an ``updatedInput`` that differs from what was asked about replaces the input
 and is parsed and validated again by the pipeline. ``{"behavior": "deny", "message"}`` denies
-it with that message to the model. An error answer, a malformed one, or stdin closing denies
-(fails closed). An allow's ``updatedPermissions`` ("always allow": add a rule to the session
-or a settings file, set the mode, add a directory) are applied to the session before the call
-runs (``sdk.permission_updates``); the request's ``permission_suggestions`` are the engine's
-"don't ask again" rules, the ones the TUI offers.
+it with that message to the model (``print.permission_answer``, as for the permission prompt
+tool). An error answer, a malformed one, or stdin closing denies (fails closed). An allow's
+``updatedPermissions`` ("always allow": add a rule to the session or a settings file, set the
+mode, add a directory) are applied to the session before the call runs
+(``sdk.permission_updates``); the request's ``permission_suggestions`` are the engine's "don't
+ask again" rules, the ones the TUI offers.
 
 A call whose command (or title) holds control characters, escape sequences or invisible Unicode
 characters is asked about with no suggestions, its ``title`` and ``decision_reason`` written
@@ -21,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agent_cli.frontends.print.permission_answer import response_for
 from agent_cli.frontends.sdk.control import ControlChannel, ControlError
 
-__all__ = ["StdioPermissionPrompt", "hides_characters", "response_for"]
+__all__ = ["StdioPermissionPrompt", "hides_characters"]
 
 
 class StdioPermissionPrompt:
@@ -87,26 +89,3 @@ def hides_characters(prompt: Any) -> bool:
     command = (prompt.input or {}).get("command")
     texts = (prompt.title or "", command if isinstance(command, str) else "")
     return any(has_hidden(t) for t in texts)
-
-
-def response_for(answer: Any, prompt: Any, who: str) -> Any:
-    """Claude Code's permission answer (``{"behavior": "allow", "updatedInput"}`` or
-    ``{"behavior": "deny", "message"}``) as the pipeline's response; anything else denies."""
-    from tools.context import PermissionAnswer, PermissionResponse
-
-    if not isinstance(answer, dict):
-        answer = {}
-    behavior = answer.get("behavior")
-    if behavior == "allow":
-        updated = answer.get("updatedInput")
-        if isinstance(updated, dict) and updated != prompt.input:
-            return PermissionResponse(PermissionAnswer.ALLOW, updated_input=updated)
-        return PermissionResponse(PermissionAnswer.ALLOW)
-    message = answer.get("message") if behavior == "deny" else None
-    if not isinstance(message, str) or not message.strip():
-        message = (
-            f"{who} denied this call."
-            if behavior == "deny"
-            else f"{who}'s answer had no valid behavior ({behavior!r}): denied."
-        )
-    return PermissionResponse(PermissionAnswer.DENY, feedback=message)

@@ -36,9 +36,7 @@ def served_by_anthropic(session: Any) -> bool:
 
 
 def sandbox_enabled(session: Any) -> bool:
-    from tools.sandbox import SANDBOX_KEY
-
-    sandbox = session.ctx.options.extra.get(SANDBOX_KEY)
+    sandbox = session.ctx.options.services.sandbox
     return bool(getattr(getattr(sandbox, "config", None), "enabled", False))
 
 

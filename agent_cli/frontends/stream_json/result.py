@@ -22,8 +22,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_cli.loop.events import TurnFinished
+from tools.records import datarecord
 
 __all__ = [
+    "EarlierResults",
     "api_error_category",
     "local_command_frame",
     "model_usage",
@@ -227,6 +229,15 @@ _COUNTS = (
 )
 
 
+@datarecord(frozen=True)
+class EarlierResults:
+    """This session's results before this one (SDK mode answers many prompts): how many, and
+    the ``modelUsage`` of the last."""
+
+    count: int = 0
+    usage: dict[str, dict[str, Any]] | None = None
+
+
 def result_frame(
     session: Any,
     finished: TurnFinished,
@@ -235,12 +246,11 @@ def result_frame(
     duration_api_ms: int,
     errors: list[str],
     api_error: tuple[int | None, str | None] | None = None,
-    result_index: int = 0,
-    previous_usage: dict[str, dict[str, Any]] | None = None,
+    earlier: EarlierResults = EarlierResults(),
     queued: int = 0,
 ) -> dict[str, Any]:
     """The ``result`` object. ``api_error``: (status, type) of the API error that ended the
-    turn; ``result_index``/``previous_usage``: this session's earlier results (SDK mode)."""
+    turn; ``earlier``: this session's earlier results (``result_index`` counts them)."""
     subtype = "success" if api_error is not None else result_subtype(finished.stop_reason)
     is_error = finished.is_error or finished.stop_reason in ("max_turns", "aborted", "max_budget")
     searches = _web_searches(session)
@@ -263,9 +273,9 @@ def result_frame(
             finished, api_error is not None, _asked_for_tools(session)
         ),
         "fast_mode_state": "off",
-        "result_index": result_index,
+        "result_index": earlier.count,
         "queued_turn_count": queued,
-        "model_usage_since_last_result": usage_since(models, previous_usage),
+        "model_usage_since_last_result": usage_since(models, earlier.usage),
         "uuid": str(uuid.uuid4()),
         "written_at": now_iso(),
     }

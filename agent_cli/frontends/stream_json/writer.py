@@ -28,6 +28,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from agent_cli import __version__
@@ -41,6 +42,7 @@ from agent_cli.frontends.stream_json.parts import (
     server_status,
 )
 from agent_cli.frontends.stream_json.result import (
+    EarlierResults,
     api_error_category,
     model_usage,
     now_iso,
@@ -49,6 +51,7 @@ from agent_cli.frontends.stream_json.result import (
 )
 from agent_cli.loop.events import AgentEvent, CompactProgress, ErrorEvent, RetryEvent
 from agent_cli.loop.turn_context import usage_dict
+from agent_cli.model.turn import TurnCallbacks, TurnRequest
 from agent_cli.slash.names import PRINT_COMMANDS
 
 __all__ = ["StreamJsonWriter", "model_usage", "result_frame", "result_subtype"]
@@ -80,14 +83,16 @@ class _TimedModel:
         self.on_request = on_request
         self.started = 0.0  # when the current call began
 
-    async def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
+    async def stream_turn(
+        self, request: TurnRequest, callbacks: TurnCallbacks | None = None, **kwargs: Any
+    ) -> Any:
         self.started = started = time.perf_counter()
         if self.on_event is not None:
             if self.on_request is not None:
                 self.on_request()
-            kwargs["on_event"] = self.on_event
+            callbacks = replace(callbacks or TurnCallbacks(), on_event=self.on_event)
         try:
-            return await self.inner.stream_turn(*args, **kwargs)
+            return await self.inner.stream_turn(request, callbacks, **kwargs)
         finally:
             self.seconds += time.perf_counter() - started
 
@@ -194,8 +199,7 @@ class StreamJsonWriter:
             finished,
             duration_ms=duration_ms,
             duration_api_ms=self.api_ms,
-            result_index=self.results,
-            previous_usage=self.last_usage,
+            earlier=EarlierResults(self.results, self.last_usage),
             **fields,
         )
         self.results += 1

@@ -23,7 +23,7 @@ from agent_cli.tui.safe import clean, plain_text
 from agent_cli.tui.screens.guard import GuardedModal
 from tools.questions import OTHER_LABEL, Question, QuestionPrompt, QuestionResponse
 
-__all__ = ["QuestionScreen", "ask_questions", "ask_questions_in_modal"]
+__all__ = ["QuestionScreen", "ask_questions_in_modal"]
 
 
 class QuestionScreen(GuardedModal[QuestionResponse]):
@@ -242,11 +242,3 @@ async def ask_questions_in_modal(
         if screen.is_current:
             screen.dismiss(QuestionResponse(declined=True))
         raise
-
-
-async def ask_questions(app: Any, prompt: QuestionPrompt) -> QuestionResponse:
-    """The session's question handler: after a pause in typing, one modal at a time (shared
-    with the permission prompts)."""
-    async with app._perm_lock:
-        await app._typing_paused()
-        return await ask_questions_in_modal(app, prompt, app.guard_s)

@@ -9,7 +9,6 @@ Nothing changes until a choice is made; Esc goes back, or out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from textual.app import ComposeResult
@@ -20,6 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_cli.slash.context_view import change_lines, rewind_summary
+from tools.records import datarecord
 
 __all__ = ["CHOICES", "RewindChoice", "RewindScreen", "apply_rewind"]
 
@@ -32,7 +32,7 @@ CHOICES: tuple[tuple[str, bool, bool], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class RewindChoice:
     message_id: str
     conversation: bool

@@ -7,7 +7,7 @@ where it was, so opening a long session costs the same as opening a short one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -19,6 +19,7 @@ from agent_cli.transcripts.commands import typed_command
 from agent_cli.tui.widgets.items import NoticeLine, ToolCall, UserMessage
 from agent_cli.tui.widgets.paste import stored_prompt_view
 from agent_cli.tui.widgets.thinking import ThinkingLine
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from agent_cli.tui.stored_calls import StoredCalls
@@ -28,7 +29,7 @@ __all__ = ["WINDOW", "Conversation", "Entry", "entries_from_messages", "stored_e
 WINDOW = 50
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class Entry:
     """One displayable item of a stored conversation."""
 
@@ -42,7 +43,7 @@ class Entry:
 
 
 def entries_from_messages(
-    messages: list[dict[str, Any]], calls: StoredCalls | None = None
+    messages: Sequence[Mapping[str, Any]], calls: StoredCalls | None = None
 ) -> list[Entry]:
     """API-shaped messages (``role`` + string or block ``content``) as display entries; tool
     calls as ``calls`` shows them (``tui.stored_calls``: as they were shown live).
@@ -51,65 +52,86 @@ def entries_from_messages(
     """
     from agent_cli.tui.stored_calls import StoredCalls
 
-    calls = calls if calls is not None else StoredCalls()
-    entries: list[Entry] = []
-    tools: dict[str, int] = {}
-    called: dict[str, tuple[str, Any]] = {}  # tool_use id -> (name, input)
+    built = _EntryList(calls if calls is not None else StoredCalls())
     for msg in messages:
-        if not isinstance(msg, dict):
-            continue
+        if isinstance(msg, dict):
+            built.add_message(msg)
+    return built.entries
+
+
+class _EntryList:
+    """The entries of a stored conversation, built message by message: a tool call's entry is
+    replaced by its result's."""
+
+    def __init__(self, calls: StoredCalls) -> None:
+        self.calls = calls
+        self.entries: list[Entry] = []
+        self._call_at: dict[str, int] = {}  # tool_use id -> index of the call's entry
+        self._called: dict[str, tuple[str, Any]] = {}  # tool_use id -> (name, input)
+
+    def add_message(self, msg: Mapping[str, Any]) -> None:
         role = msg.get("role") or msg.get("type")
         content = msg.get("content")
         if content is None and isinstance(msg.get("message"), dict):
             content = msg["message"].get("content")
         if isinstance(content, str):
             if content.strip():
-                entries.append(Entry("user" if role == "user" else "assistant", content))
-            continue
-        if not isinstance(content, list):
-            continue
-        typed = None
-        for block in content:
+                self.entries.append(Entry("user" if role == "user" else "assistant", content))
+        elif isinstance(content, list):
+            self._add_blocks(role == "user", content)
+
+    def _add_blocks(self, user: bool, blocks: list[Any]) -> None:
+        typed: str | None = None  # a custom command as typed: its expanded body is not shown
+        for block in blocks:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text" and str(block.get("text", "")).strip():
-                shown = attachment_line(block["text"]) if role == "user" else None
-                if shown is not None:  # what an @path mention attached: one line, not the file
-                    entries += [Entry("notice", shown)] if shown else []
-                    continue
-                if typed is not None:
-                    continue  # a custom command's expanded body: shown as the command typed
-                typed = typed_command(block["text"]) if role == "user" else None
-                text = typed or block["text"]
-                entries.append(Entry("user" if role == "user" else "assistant", text))
+                typed = self._add_text(user, block["text"], typed)
             elif kind in ("thinking", "redacted_thinking"):
-                entries.append(Entry(kind, str(block.get("thinking") or "")))
+                self.entries.append(Entry(kind, str(block.get("thinking") or "")))
             elif kind == "tool_use":
-                tid = str(block.get("id", ""))
-                tools[tid] = len(entries)
-                name = str(block.get("name", "?"))
-                called[tid] = (name, block.get("input"))
-                header = calls.header(name, block.get("input"))
-                entries.append(Entry("tool", "", header=header, tool_use_id=tid))
+                self._add_call(block)
             elif kind == "tool_result":
-                tid = str(block.get("tool_use_id", ""))
-                err = bool(block.get("is_error"))
-                name, tool_input = called.get(tid, ("Tool", None))
-                view = calls.result(tid, name, tool_input, block.get("content"), err)
-                detail = content_text(view.detail) if view.detail is not None else None
-                header = entries[tools[tid]].header if tid in tools else "Tool"
-                entry = Entry(
-                    "tool", content_text(view.text), header, tid, err, view.expanded, detail
-                )
-                if tid in tools:
-                    entries[tools[tid]] = entry
-                else:
-                    entries.append(entry)
-    return entries
+                self._add_result(block)
+
+    def _add_text(self, user: bool, text: str, typed: str | None) -> str | None:
+        """Add a text block; returns the message's command as typed, once there is one."""
+        shown = attachment_line(text) if user else None
+        if shown is not None:  # what an @path mention attached: one line, not the file
+            if shown:
+                self.entries.append(Entry("notice", shown))
+            return typed
+        if typed is not None:
+            return typed  # a custom command's expanded body: shown as the command typed
+        typed = typed_command(text) if user else None
+        self.entries.append(Entry("user" if user else "assistant", typed or text))
+        return typed
+
+    def _add_call(self, block: dict[str, Any]) -> None:
+        tid = str(block.get("id", ""))
+        self._call_at[tid] = len(self.entries)
+        name = str(block.get("name", "?"))
+        self._called[tid] = (name, block.get("input"))
+        header = self.calls.header(name, block.get("input"))
+        self.entries.append(Entry("tool", "", header=header, tool_use_id=tid))
+
+    def _add_result(self, block: dict[str, Any]) -> None:
+        tid = str(block.get("tool_use_id", ""))
+        err = bool(block.get("is_error"))
+        name, tool_input = self._called.get(tid, ("Tool", None))
+        view = self.calls.result(tid, name, tool_input, block.get("content"), err)
+        detail = content_text(view.detail) if view.detail is not None else None
+        at = self._call_at.get(tid)
+        header = self.entries[at].header if at is not None else "Tool"
+        entry = Entry("tool", content_text(view.text), header, tid, err, view.expanded, detail)
+        if at is not None:
+            self.entries[at] = entry
+        else:
+            self.entries.append(entry)
 
 
-def stored_entries(app: Any, messages: list[dict[str, Any]]) -> list[Entry]:
+def stored_entries(app: Any, messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
     """``messages`` as ``app`` shows them: its session's headers and stored outputs, and the
     outputs of the calls it showed live (``tui.stored_calls``)."""
     from agent_cli.tui.stored_calls import stored_calls_of

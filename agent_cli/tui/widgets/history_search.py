@@ -10,12 +10,14 @@ Up and Down walk (``transcripts/history.py`` keeps it on disk).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tools.records import datarecord
 
 __all__ = ["HistorySearch", "search_title"]
 
 
-@dataclass
+@datarecord
 class HistorySearch:
     """One search: the prompts (newest first), the query, and which match is shown."""
 

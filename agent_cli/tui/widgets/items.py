@@ -1,15 +1,14 @@
 """Conversation widgets: user prompts, tool calls, notices, status.
 
-The Markdown widgets (``AssistantMessage``, ``MarkdownText``) live in ``agent_cli.tui.widgets.markdown``,
-imported on first use: Textual's Markdown pulls markdown_it and Rich's Markdown pulls pygments,
-which the first frame does not need. They are still reachable as attributes of this module.
+The Markdown widgets (``AssistantMessage``, ``MarkdownText``) live in
+``agent_cli.tui.widgets.markdown``, imported on first use: Textual's Markdown pulls markdown_it
+and Rich's Markdown pulls pygments, which the first frame does not need.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -22,6 +21,7 @@ from textual.widgets import Static
 from agent_cli.slash.views import content_text
 from agent_cli.tui.labels import collapse, fit_status
 from agent_cli.tui.safe import ansi_text, plain_text
+from tools.records import datarecord
 from tools.terminal_text import neutralize
 
 __all__ = [
@@ -56,7 +56,7 @@ class NoticeLine(Static):
         self.notice_text = text
 
 
-@dataclass
+@datarecord
 class StreamStats:
     """Deltas handed to assistant widgets and deltas rendered, over the whole app."""
 
@@ -66,15 +66,6 @@ class StreamStats:
     @property
     def backlog(self) -> int:
         return self.received - self.rendered
-
-
-def __getattr__(name: str) -> Any:
-    # The Markdown widgets load on first use (see the module docstring).
-    if name in ("AssistantMessage", "MarkdownText"):
-        from agent_cli.tui.widgets import markdown
-
-        return getattr(markdown, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ToolCall(Vertical, can_focus=True):

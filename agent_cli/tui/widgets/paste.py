@@ -17,7 +17,9 @@ paste from typing, so a stored prompt as big as a paste shows its head and "… 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tools.records import datarecord
 
 __all__ = [
     "MAX_CHARS",
@@ -61,7 +63,7 @@ def stored_prompt_view(text: str) -> str:
     return f"{head}\n… +{rest} lines" if rest else f"{head} …"
 
 
-@dataclass
+@datarecord
 class PastedTexts:
     """The app's big pastes, by placeholder number."""
 

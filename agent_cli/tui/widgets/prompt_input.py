@@ -6,42 +6,19 @@ is open, Up/Down move in it, Tab or Enter take the highlighted item, Esc closes 
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from textual import events
 from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
 
-
-def _import_text_area_without_syntax() -> None:
-    """Import Textual's TextArea without its optional tree-sitter support.
-
-    TextArea's modules import ``tree_sitter`` when it is installed (it is: the Bash analysis
-    uses it), only for syntax highlighting, which the prompt never uses. Hiding the module for
-    that one import keeps tree-sitter out of start-up; the Bash analysis still imports it
-    normally later.
-    """
-    if "textual.widgets._text_area" in sys.modules or "tree_sitter" in sys.modules:
-        return
-    sys.modules["tree_sitter"] = None  # type: ignore[assignment]  # import now raises ImportError
-    try:
-        import textual.widgets._text_area  # noqa: F401
-    finally:
-        if "tree_sitter" in sys.modules and sys.modules["tree_sitter"] is None:
-            del sys.modules["tree_sitter"]
-
-
-_import_text_area_without_syntax()
-
-from textual.widgets import OptionList, TextArea  # noqa: E402
-from textual.widgets.option_list import Option  # noqa: E402
-
-from agent_cli.tui.completion import Completion  # noqa: E402
-from agent_cli.tui.safe import clean  # noqa: E402
-from agent_cli.tui.widgets.history_search import HistorySearch, search_title  # noqa: E402
-from agent_cli.tui.widgets.paste import PastedTexts, is_big_paste, pasted_text  # noqa: E402
+from agent_cli.tui.completion import Completion
+from agent_cli.tui.safe import clean
+from agent_cli.tui.widgets.history_search import HistorySearch, search_title
+from agent_cli.tui.widgets.paste import PastedTexts, is_big_paste, pasted_text
+from tools.records import datarecord
 
 __all__ = ["CompletionList", "PromptInput"]
 
@@ -85,7 +62,7 @@ class CompletionList(OptionList, can_focus=False):
 class PromptInput(TextArea):
     """Multi-line prompt with per-project history and completion."""
 
-    @dataclass
+    @datarecord
     class Submitted(Message):
         """Enter was pressed: ``text`` is the whole prompt."""
 
@@ -260,11 +237,15 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         self.last_key_time = time.monotonic()
-        key = event.key
-        handled = True
-        if self._search_key(event):
-            pass
-        elif key == "enter":
+        if self._search_key(event) or await self._own_key(event.key):
+            event.stop()
+            # prevent_default also keeps TextArea._on_key (next in the MRO) from running.
+            event.prevent_default()
+
+    async def _own_key(self, key: str) -> bool:
+        """Act on ``key`` if the prompt has a meaning of its own for it; False leaves it to
+        TextArea (typing, moving the cursor)."""
+        if key == "enter":
             self._enter()
         elif key in ("ctrl+j", "shift+enter"):
             self.insert("\n")
@@ -272,26 +253,34 @@ class PromptInput(TextArea):
             if self._completion_open():
                 self.accept_completion()
         elif key in ("up", "down"):
-            delta = -1 if key == "up" else 1
-            if self._completion_open():
-                assert self.completion_list is not None
-                self.completion_list.move(delta)
-            elif key == "up" and self.cursor_location[0] == 0:
-                self._history_step(+1)
-            elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
-                self._history_step(-1)
-            else:
-                handled = False
+            return self._up_down(-1 if key == "up" else 1)
         elif key == "escape" and self._completion_open():
             self._hide_completions()
-        elif key == "ctrl+v" and self.paste_image is not None:  # an image (tui/clipboard.py)
-            placeholder = await self.paste_image()
-            if placeholder:
-                self.insert(placeholder)
-            handled = placeholder is not None
+        elif key == "ctrl+v" and self.paste_image is not None:
+            return await self._paste_image(self.paste_image)
         else:
-            handled = False
-        if handled:
-            event.stop()
-            # prevent_default also keeps TextArea._on_key (next in the MRO) from running.
-            event.prevent_default()
+            return False
+        return True
+
+    def _up_down(self, delta: int) -> bool:
+        """Up (-1) or Down (+1): move in the completions, else through the history from the
+        first or last line; False elsewhere (the cursor moves)."""
+        row = self.cursor_location[0]
+        if self._completion_open():
+            assert self.completion_list is not None
+            self.completion_list.move(delta)
+        elif delta < 0 and row == 0:
+            self._history_step(+1)
+        elif delta > 0 and row == self.document.line_count - 1:
+            self._history_step(-1)
+        else:
+            return False
+        return True
+
+    async def _paste_image(self, paste_image: ImagePaster) -> bool:
+        """Ctrl+V with an image on the clipboard (tui/clipboard.py); False leaves the key to
+        TextArea's text paste."""
+        placeholder = await paste_image()
+        if placeholder:
+            self.insert(placeholder)
+        return placeholder is not None

@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from textual.timer import Timer
 from textual.widgets import Static
 
 from agent_cli.tui.safe import plain_text
+from tools.records import datarecord
 
 __all__ = ["CHARS_PER_TOKEN", "TICK_S", "RetryState", "WorkingLine", "WorkingState", "working_text"]
 
@@ -26,7 +26,7 @@ TICK_S = 0.2  # how often the line redraws while shown (elapsed time, countdown,
 CHARS_PER_TOKEN = 4
 
 
-@dataclass
+@datarecord
 class RetryState:
     """The client's last retry announcement: the attempt that failed and when the next starts."""
 
@@ -37,7 +37,7 @@ class RetryState:
     next_at: float  # monotonic time of the next attempt
 
 
-@dataclass
+@datarecord
 class WorkingState:
     """What the working line shows, with the monotonic time the turn started."""
 

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -28,6 +27,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent_cli.tui.safe import ansi_text
+from tools.records import datarecord
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -50,7 +50,7 @@ _FAMILY = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class StatusLineSetting:
     """A usable ``statusLine`` value: the shell command and the extra left padding."""
 

@@ -11,7 +11,9 @@ lines, since a delta may cut a marker in two.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from tools.records import datarecord
 
 __all__ = ["LINE_SPLIT_CHARS", "SPLIT_CHARS", "FenceTracker", "cut_point", "split_point"]
 
@@ -20,7 +22,7 @@ LINE_SPLIT_CHARS = 8000  # past this, any line end does (a fence is closed and r
 _MARKER_CHARS = 256  # of a line, what fence detection keeps (a 10,000-character line stays O(1))
 
 
-@dataclass
+@datarecord
 class FenceTracker:
     """Whether the text so far is inside a fenced code block (``opener`` is its first line)."""
 

@@ -73,7 +73,7 @@ async def show_thinking_event(app: Any, event: Any) -> bool:
         return False
     if app.interrupted:
         return True
-    await app._end_text()  # a later block's thinking goes below the text before it
+    await app.end_text()  # a later block's thinking goes below the text before it
     app.working.streamed(len(event.text))
     await app.conversation.add(ThinkingLine(event.text, event.redacted))
     return True

@@ -15,7 +15,6 @@ from typing import Any
 
 from agent_cli.auto.classifier import (
     CAREFUL_SYSTEM,
-    CLASSIFIER_KEY,
     FAST_SYSTEM,
     ClassifierConfig,
     ModelSafetyClassifier,
@@ -266,7 +265,7 @@ async def test_a_classifier_that_does_not_answer_in_time_asks_the_user(env: Path
     prompts = Prompts(PermissionAnswer.ALLOW)
     with ScriptedServer(scenario, gate_timeout=3.0) as server:
         session = _session(server, env, prompts)
-        classifier = session.ctx.options.extra[CLASSIFIER_KEY]
+        classifier = session.ctx.options.services.classifier
         classifier.config = ClassifierConfig(fast_timeout=0.3)
         await _collect(session, "make x")
         await session.close()
@@ -295,7 +294,7 @@ async def test_read_only_calls_never_reach_the_classifier(env: Path) -> None:  #
     with ScriptedServer(scenario) as server:
         session = _session(server, env, prompts)
         events = await _collect(session, "look around")
-        classifier = session.ctx.options.extra[CLASSIFIER_KEY]
+        classifier = session.ctx.options.services.classifier
         await session.close()
         server.assert_done()
 
@@ -343,7 +342,7 @@ async def test_a_classifier_saying_allow_never_lifts_deny_rules_ask_rules_or_cri
     with ScriptedServer(scenario) as server:
         session = _session(server, env, prompts)
         yes_man = AlwaysAllow()
-        session.ctx.options.extra[CLASSIFIER_KEY] = yes_man
+        session.ctx.options.services.classifier = yes_man
         events = await _collect(session, "go")
         await session.close()
         server.assert_done()

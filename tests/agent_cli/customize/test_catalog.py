@@ -12,8 +12,7 @@ from agent_cli.customize.commands import load_prompt_commands
 from permissions.rules import make_rule
 from permissions.types import Decision, PermissionContext, RuleSource
 from tests.agent_cli.customize.showcase import make_showcase
-from tools.builtin.skill import SKILLS_KEY
-from tools.context import ToolOptions, ToolUseContext
+from tools.context import ToolOptions, ToolServices, ToolUseContext
 from tools.pipeline.steps import run_tool_call
 from tools.pipeline.types import CallOutcome, ToolCall
 from tools.registry import get_all_base_tools
@@ -35,7 +34,7 @@ def _ctx(project: Path, *rules: tuple[str, str], trusted: bool = True) -> ToolUs
         rules=tuple(make_rule(t, b, RuleSource.USER, project) for b, t in rules),
     )
     catalog = CommandCatalog(commands, project_dir=project, session_id=lambda: "sid-1")
-    options = ToolOptions(tools=tuple(get_all_base_tools()), extra={SKILLS_KEY: catalog})
+    options = ToolOptions(tools=tuple(get_all_base_tools()), services=ToolServices(skills=catalog))
     return ToolUseContext(permissions=perms, options=options)
 
 

@@ -178,7 +178,8 @@ async def _tui_tour(
     the turn is over (answering its prompts too); returns (workspace, assistant texts)."""
     from agent_cli.session.agent_session import AgentSession
     from agent_cli.tui.screens.permission import PermissionScreen
-    from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine
+    from agent_cli.tui.widgets.items import NoticeLine
+    from agent_cli.tui.widgets.markdown import AssistantMessage
 
     ws = DemoWorkspace.create(SOURCE)
     server = ScriptedServer(build_scenario(ws.project, print_mode=False, extra_turns=1)).start()

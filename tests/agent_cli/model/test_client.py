@@ -19,6 +19,8 @@ from agent_cli.model import (
     RetryNotice,
     RetryPolicy,
     SessionUsage,
+    TurnCallbacks,
+    TurnRequest,
     Usage,
     cost_usd,
     estimate_cost,
@@ -77,7 +79,9 @@ async def test_text_streams_as_deltas_and_returns_plain_blocks(make: Any) -> Non
     )
     async with ScriptedServer(scenario) as srv:
         deltas: list[str] = []
-        turn = await make(srv).stream_turn("You are Nerve.", HI, on_text=deltas.append)
+        turn = await make(srv).stream_turn(
+            TurnRequest("You are Nerve.", HI), TurnCallbacks(on_text=deltas.append)
+        )
         srv.assert_done()
     assert len(deltas) > 3 and "".join(deltas) == words
     assert turn.content == [{"type": "text", "text": words}]
@@ -97,7 +101,7 @@ async def test_system_cache_breakpoint_and_tools_pass_through(make: Any) -> None
         },
     ]
     async with ScriptedServer(Scenario.of([text("ok")])) as srv:
-        await make(srv).stream_turn("system prompt", HI, tools, max_tokens=321)
+        await make(srv).stream_turn(TurnRequest("system prompt", HI, tools, max_tokens=321))
         body = srv.requests[0].body
     assert body["system"] == [
         {"type": "text", "text": "system prompt", "cache_control": {"type": "ephemeral"}}
@@ -129,7 +133,9 @@ async def test_tool_use_is_handed_out_at_block_stop_before_the_message_ends(make
             order.append(f"tool:{block_id}:{name}:{sorted(tool_input)}")
             srv.gate(f"{block_id}-seen").set()
 
-        result = await make(srv).stream_turn(None, HI, on_tool_use=on_tool_use)
+        result = await make(srv).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_tool_use=on_tool_use)
+        )
         order.append("returned")
         marks = [m for m in srv.marks if m.startswith("#1 ")]
     assert order == ["tool:A:Bash:['command']", "tool:B:Read:['file_path']", "returned"]
@@ -154,7 +160,9 @@ async def test_async_callbacks_are_awaited(make: Any) -> None:
             await asyncio.sleep(0)
             seen.append((name, tool_input))
 
-        await make(srv).stream_turn(None, HI, on_text=on_text, on_tool_use=on_tool)
+        await make(srv).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_text=on_text, on_tool_use=on_tool)
+        )
     assert "".join(s for s in seen if isinstance(s, str)) == "hey"
     assert seen[-1] == ("X", {"a": 1})
 
@@ -173,7 +181,9 @@ async def test_retryable_failure_then_success(make: Any, fault: Any, reason: str
     async with ScriptedServer(Scenario.of(Turn([text("recovered fine")], faults=[fault]))) as srv:
         notices: list[RetryNotice] = []
         deltas: list[str] = []
-        turn = await make(srv).stream_turn(None, HI, on_text=deltas.append, on_retry=notices.append)
+        turn = await make(srv).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_text=deltas.append, on_retry=notices.append)
+        )
         srv.assert_done()
         assert len(srv.requests) == 2 and [r.turn for r in srv.requests] == [0, 0]
     assert turn.text == "recovered fine" and turn.attempts == 2 and not turn.partial
@@ -203,7 +213,8 @@ async def test_cut_after_a_tool_was_handed_out_returns_a_partial_turn(make: Any)
         handed: list[str] = []
         notices: list[RetryNotice] = []
         turn = await client.stream_turn(
-            None, HI, on_tool_use=lambda i, n, x: handed.append(i), on_retry=notices.append
+            TurnRequest(None, HI),
+            TurnCallbacks(on_tool_use=lambda i, n, x: handed.append(i), on_retry=notices.append),
         )
         assert handed == ["T1"] and notices == []
         assert turn.partial and turn.stop_reason == "tool_use" and not turn.aborted
@@ -222,7 +233,7 @@ async def test_cut_after_a_tool_was_handed_out_returns_a_partial_turn(make: Any)
                 "content": [{"type": "tool_result", "tool_use_id": "T1", "content": "ok"}],
             },
         ]
-        final = await client.stream_turn(None, history)
+        final = await client.stream_turn(TurnRequest(None, history))
         assert final.text == "Make finished."
         srv.assert_done()
 
@@ -232,7 +243,7 @@ async def test_in_stream_error_after_a_tool_also_returns_partial(make: Any) -> N
     n = _events_until(first, "content_block_stop", 0)
     first.faults = [stream_error(after_events=n, error_type="overloaded_error")]
     async with ScriptedServer(Scenario([first])) as srv:
-        turn = await make(srv).stream_turn(None, HI)
+        turn = await make(srv).stream_turn(TurnRequest(None, HI))
         assert [r.turn for r in srv.requests] == [0]
     assert turn.partial and [b["id"] for b in turn.tool_uses] == ["R1"]
     assert turn.error == "overloaded error mid-stream: Overloaded"
@@ -267,7 +278,9 @@ async def test_a_120s_retry_after_waits_60s_end_to_end(make: Any) -> None:
     scenario = Scenario.of(Turn([text("later")], faults=[rate_limit(retry_after="120")]))
     async with ScriptedServer(scenario) as srv:
         notices: list[RetryNotice] = []
-        turn = await make(srv, sleep=fake_sleep).stream_turn(None, HI, on_retry=notices.append)
+        turn = await make(srv, sleep=fake_sleep).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_retry=notices.append)
+        )
         srv.assert_done()
     assert waits == [60.0] and notices[0].delay == 60.0 and turn.text == "later"
 
@@ -291,7 +304,9 @@ async def test_non_retryable_errors_become_clean_model_errors(
     async with ScriptedServer(scenario) as srv:
         notices: list[RetryNotice] = []
         with pytest.raises(ModelError) as info:
-            await make(srv).stream_turn(None, HI, on_retry=notices.append)
+            await make(srv).stream_turn(
+                TurnRequest(None, HI), TurnCallbacks(on_retry=notices.append)
+            )
         assert len(srv.requests) == 1 and notices == []
     err = info.value
     assert str(err) == f"API error {status} ({etype}): nope, and why"
@@ -306,7 +321,9 @@ async def test_running_out_of_attempts_is_a_retryable_model_error(make: Any) -> 
         notices: list[RetryNotice] = []
         policy = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.002)
         with pytest.raises(ModelError) as info:
-            await make(srv, policy=policy).stream_turn(None, HI, on_retry=notices.append)
+            await make(srv, policy=policy).stream_turn(
+                TurnRequest(None, HI), TurnCallbacks(on_retry=notices.append)
+            )
         assert len(srv.requests) == 3
     assert [n.attempt for n in notices] == [1, 2]
     assert info.value.retryable and info.value.attempts == 3
@@ -322,18 +339,18 @@ async def test_the_x_should_retry_header_overrides_the_status(make: Any) -> None
     scenario.turns[1].faults.append(refused)
     async with ScriptedServer(scenario) as srv:
         client = make(srv)
-        turn = await client.stream_turn(None, HI)
+        turn = await client.stream_turn(TurnRequest(None, HI))
         assert turn.text == "second time lucky" and turn.attempts == 2
         history = [*HI, turn.to_message(), {"role": "user", "content": "again"}]
         with pytest.raises(ModelError, match="API error 503"):
-            await client.stream_turn(None, history)
+            await client.stream_turn(TurnRequest(None, history))
         assert [r.turn for r in srv.requests] == [0, 0, 1]
 
 
 async def test_an_unexpected_request_is_not_retried(make: Any) -> None:
     async with ScriptedServer(Scenario([])) as srv:
         with pytest.raises(ModelError, match="scripted server: unexpected request #1"):
-            await make(srv).stream_turn(None, HI)
+            await make(srv).stream_turn(TurnRequest(None, HI))
         assert len(srv.requests) == 1
 
 
@@ -351,7 +368,9 @@ async def test_abort_mid_stream_returns_an_aborted_turn(make: Any) -> None:
             if len(deltas) == 3:
                 abort.abort("user pressed Esc")
 
-        turn = await make(srv).stream_turn(None, HI, on_text=on_text, abort=abort)
+        turn = await make(srv).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_text=on_text), abort=abort
+        )
         assert len(srv.requests) == 1
     assert turn.aborted and not turn.partial
     assert turn.stop_reason == "tool_use"  # R was handed out: the loop must answer it
@@ -369,11 +388,13 @@ async def test_abort_before_start_and_during_a_retry_wait(make: Any) -> None:
     ) as srv:
         already = AbortSignal()
         already.abort()
-        turn = await make(srv).stream_turn(None, HI, abort=already)
+        turn = await make(srv).stream_turn(TurnRequest(None, HI), abort=already)
         assert turn.aborted and turn.content == [] and srv.requests == []
 
         abort = AbortSignal()
-        turn = await make(srv).stream_turn(None, HI, abort=abort, on_retry=lambda n: abort.abort())
+        turn = await make(srv).stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_retry=lambda n: abort.abort()), abort=abort
+        )
         assert turn.aborted and turn.error is not None and "rate limited" in turn.error
         assert len(srv.requests) == 1  # the 30 s wait was cut short, no second request
 
@@ -388,7 +409,7 @@ async def test_usage_and_cost_accounting(make: Any) -> None:
         client = make(srv)
         history = list(HI)
         for _ in range(2):
-            turn = await client.stream_turn("sys", history)
+            turn = await client.stream_turn(TurnRequest("sys", history))
             session.add(turn.model, turn.usage)
             history += [turn.to_message(), {"role": "user", "content": "more"}]
         srv.assert_done()

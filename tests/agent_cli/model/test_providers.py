@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from agent_cli.model import MissingApiKey, ModelConfig, ModelConfigError, RetryPolicy
+from agent_cli.model import (
+    MissingApiKey,
+    ModelConfig,
+    ModelConfigError,
+    RetryPolicy,
+    TurnCallbacks,
+    TurnRequest,
+)
 from agent_cli.model.client import ModelClient
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
 from tests.agent_cli.e2e.conftest import Harness, harness
@@ -59,7 +66,9 @@ async def _converse(config: ModelConfig) -> tuple[list[str], Any]:
     client = ModelClient(config, policy=FAST)
     handed: list[str] = []
     try:
-        first = await client.stream_turn(None, HI, on_tool_use=lambda i, n, x: handed.append(i))
+        first = await client.stream_turn(
+            TurnRequest(None, HI), TurnCallbacks(on_tool_use=lambda i, n, x: handed.append(i))
+        )
         history = [
             *HI,
             first.to_message(),
@@ -68,7 +77,7 @@ async def _converse(config: ModelConfig) -> tuple[list[str], Any]:
                 "content": [{"type": "tool_result", "tool_use_id": "r1", "content": "x"}],
             },
         ]
-        second = await client.stream_turn(None, history)
+        second = await client.stream_turn(TurnRequest(None, history))
     finally:
         await client.aclose()
     assert first.content[1] == {
@@ -116,7 +125,7 @@ async def test_bedrock_requests_are_signed_with_sigv4_for_the_region() -> None:
         env = _bedrock(srv, AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="secret")
         client = ModelClient(ModelConfig.resolve(env=env, cli_model="m1"), policy=FAST)
         try:
-            turn = await client.stream_turn(None, HI)
+            turn = await client.stream_turn(TurnRequest(None, HI))
         finally:
             await client.aclose()
     assert turn.text == "signed"

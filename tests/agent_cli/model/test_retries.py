@@ -1,6 +1,7 @@
 """Retry policy end to end: a 400 is final; 500/529 keep being retried with backoff for about
 three minutes (as Claude Code: 10 retries, 0.5 s doubling to 32 s), each wait announced; a
-stalled stream is retried after the idle timeout; ``nerve -p`` never imports the SDK."""
+stalled stream is retried after the idle timeout; ``nerve -p`` never imports the SDK, nor httpx
+(the first-party transport speaks httpcore)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from agent_cli.model import ModelConfig, ModelError, RetryNotice, RetryPolicy
+from agent_cli.model import (
+    ModelConfig,
+    ModelError,
+    RetryNotice,
+    RetryPolicy,
+    TurnCallbacks,
+    TurnRequest,
+)
 from agent_cli.model.client import ModelClient
 from agent_cli.testing import (
     Scenario,
@@ -42,7 +50,9 @@ async def _with_fake_sleep(
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.base_url, **config_env}
         client = ModelClient(ModelConfig.resolve(env=env), sleep=fake_sleep)
         try:
-            result: Any = await client.stream_turn(None, HI, on_retry=notices.append)
+            result: Any = await client.stream_turn(
+                TurnRequest(None, HI), TurnCallbacks(on_retry=notices.append)
+            )
         except ModelError as exc:
             result = exc
         finally:
@@ -98,13 +108,17 @@ def test_a_stalled_stream_is_retried_after_the_configured_silence(harness: Harne
     assert [r.turn for r in run.server.requests] == [0, 0]
 
 
-def test_print_mode_on_the_first_party_path_never_imports_the_sdk(harness: Harness) -> None:
+def test_print_mode_on_the_first_party_path_never_imports_the_sdk_or_httpx(
+    harness: Harness,
+) -> None:
     code = (
         "import sys\n"
         "from agent_cli.cli import main\n"
         "rc = main(['-p', 'hi'])\n"
-        "heavy = ('anthropic', 'httpx2', 'textual', 'rich.markdown', 'mcp')\n"
-        "print('LOADED', sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[:3]))\n"
+        # httpx: its __init__ imports its command-line client (click, Rich's console, Pygments)
+        "heavy = ('anthropic', 'httpx2', 'httpx', 'httpx_sse', 'click', 'textual',\n"
+        "         'rich.markdown', 'mcp')\n"
+        "print('LOADED', sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[:6]))\n"
         "print('RC', rc)\n"
     )
     server = harness.server(Scenario.of([text("lean")]))

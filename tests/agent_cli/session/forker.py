@@ -52,9 +52,9 @@ def _reap() -> None:
 def main() -> int:
     from agent_cli.frontends.print import mode as print_mode  # noqa: F401
     from agent_cli.session import agent_session  # noqa: F401
-    from agent_cli.session.build import _import_client
+    from agent_cli.session.model_setup import import_client
 
-    _import_client()  # the SDK, as the lazy client imports it on the first request
+    import_client()  # the SDK, as the lazy client imports it on the first request
     print("ready", flush=True)
     for line in sys.stdin:
         _reap()

@@ -111,7 +111,7 @@ async def test_a_path_rule_arrives_with_the_first_matching_read(env: Path) -> No
         assert len(reminders(1)) == 1 and "<system-reminder>" in reminders(1)[0]
         assert len(reminders(2)) == 1  # attached once, not again on the second read
         session.clear()
-        provider = session.ctx.options.extra["file_context"]
+        provider = session.ctx.options.services.file_context
         assert len(provider.on_read(Path(button), None)) == 1  # a new conversation: again
         await session.close()
 

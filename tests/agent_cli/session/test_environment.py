@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from agent_cli.auto.classifier import CLASSIFIER_KEY
 from agent_cli.model.names import MODEL_ALIASES
 from agent_cli.options import RunOptions
 from agent_cli.session.agent_session import AgentSession
@@ -82,11 +81,11 @@ async def test_fast_model_of_the_classifier_comes_from_the_session_environment(
     session_in: Any,
 ) -> None:
     assert (
-        session_in().ctx.options.extra[CLASSIFIER_KEY].config.fast_model == (MODEL_ALIASES["haiku"])
+        session_in().ctx.options.services.classifier.config.fast_model == (MODEL_ALIASES["haiku"])
     )
     _user({"env": {"ANTHROPIC_DEFAULT_HAIKU_MODEL": "glm-air"}})
-    assert session_in().ctx.options.extra[CLASSIFIER_KEY].config.fast_model == "glm-air"
+    assert session_in().ctx.options.services.classifier.config.fast_model == "glm-air"
     _user({"env": {"ANTHROPIC_SMALL_FAST_MODEL": "fast-x", "ANTHROPIC_DEFAULT_HAIKU_MODEL": "h"}})
-    assert session_in().ctx.options.extra[CLASSIFIER_KEY].config.fast_model == "fast-x"
+    assert session_in().ctx.options.services.classifier.config.fast_model == "fast-x"
     _user({"autoModeFastModel": "opus", "env": {"ANTHROPIC_DEFAULT_OPUS_MODEL": "glm-5"}})
-    assert session_in().ctx.options.extra[CLASSIFIER_KEY].config.fast_model == "glm-5"
+    assert session_in().ctx.options.services.classifier.config.fast_model == "glm-5"

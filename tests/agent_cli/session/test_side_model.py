@@ -14,7 +14,7 @@ from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_
 from tests.agent_cli.loop.test_agent_loop import _collect, env  # noqa: F401  (fixture)
 from tests.tools.builtin.web_support import PageServer
 from tools.context import create_subagent_context
-from tools.side_model import SIDE_MODEL_KEY, get_side_model
+from tools.side_model import get_side_model
 
 
 def test_fast_model_follows_claude_codes_variables() -> None:
@@ -42,7 +42,7 @@ async def test_webfetch_side_request_counts_in_the_session(env: Path) -> None:  
         options = RunOptions(allowed_tools=["WebFetch(domain:127.0.0.1)"])
         session = AgentSession.create(options, cwd=env)
         child = create_subagent_context(session.ctx, agent_id="a1", system_prompt="")
-        assert get_side_model(child) is session.ctx.options.extra[SIDE_MODEL_KEY]
+        assert get_side_model(child) is session.ctx.options.services.side_model
         events = await _collect(session, "read the page")
         server.assert_done()
         (finished,) = [e for e in events if isinstance(e, ToolFinished)]

@@ -106,7 +106,8 @@ def test_layered_adds_session_commands_without_replacing_built_ins() -> None:
 
 
 async def test_custom_commands_of_the_session_hand_the_prompt_to_the_host(tmp_path: Any) -> None:
-    from agent_cli.slash.custom import registry_for, session_commands
+    from agent_cli.slash.builtin import registry_for
+    from agent_cli.slash.custom import session_commands
 
     class Session:
         cwd = tmp_path

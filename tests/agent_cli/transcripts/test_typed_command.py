@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_cli.transcripts.commands import typed_command
-from agent_cli.transcripts.transcript import prompt_text
+from agent_cli.transcripts.records import prompt_text
 from agent_cli.tui.widgets.conversation import entries_from_messages
 
 HEADER = (

@@ -16,8 +16,9 @@ from agent_cli.loop.events import (
     TurnFinished,
 )
 from agent_cli.transcripts.history import PromptHistory
-from agent_cli.tui.app import INTERRUPTED
-from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.turns import INTERRUPTED
+from agent_cli.tui.widgets.items import NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession, Hold
 
@@ -224,7 +225,7 @@ async def test_ctrl_j_newline_and_history_across_restarts(tmp_path: Path, make_a
 async def test_long_answer_splits_at_paragraphs_and_keeps_all_text(
     session: FakeSession, make_app: Any
 ) -> None:
-    from agent_cli.tui.widgets.items import MarkdownText
+    from agent_cli.tui.widgets.markdown import MarkdownText
 
     para = "word " * 200  # 1,000 chars
     fence = "```\n" + ("code line\n\n" * 300) + "```"  # blank lines inside a fence: no split

@@ -12,7 +12,8 @@ from agent_cli.session.port import RuleView, ToolView
 from agent_cli.slash.registry import parse_slash
 from agent_cli.tui.screens.resume import ResumeScreen
 from agent_cli.tui.widgets.conversation import WINDOW, entries_from_messages
-from agent_cli.tui.widgets.items import MarkdownText, NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets.items import NoticeLine, ToolCall, UserMessage
+from agent_cli.tui.widgets.markdown import MarkdownText
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 

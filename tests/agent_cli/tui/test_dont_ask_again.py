@@ -12,7 +12,8 @@ from typing import Any
 
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
 from agent_cli.tui.screens.permission import PermissionScreen
-from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, _ask, project, serve  # noqa: F401
 from tests.tools.mcp.conftest import SERVERS

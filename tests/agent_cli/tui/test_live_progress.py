@@ -15,7 +15,7 @@ import pytest
 
 from agent_cli.testing import Scenario, Turn, text
 from agent_cli.testing.scenario import Fault
-from agent_cli.tui.app import INTERRUPTED
+from agent_cli.tui.turns import INTERRUPTED
 from agent_cli.tui.widgets.items import NoticeLine
 from agent_cli.tui.widgets.spinner import RetryState, WorkingState, working_text
 from tests.agent_cli.tui.conftest import SIZE, wait_for

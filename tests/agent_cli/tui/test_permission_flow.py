@@ -8,9 +8,10 @@ from typing import Any
 from textual.events import Key
 
 from agent_cli.loop.events import TextDelta, TurnFinished
-from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.screens.permission import PermissionScreen
-from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine, ToolCall
+from agent_cli.tui.turns import INTERRUPTED
+from agent_cli.tui.widgets.items import NoticeLine, ToolCall
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from permissions.types import RuleValue
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import Ask, FakeSession, ask_rule, bash_prompt

@@ -12,9 +12,10 @@ import pytest
 from agent_cli.options import RunOptions
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, text, tool_use
 from agent_cli.transcripts.history import PromptHistory
-from agent_cli.tui.app import INTERRUPTED
 from agent_cli.tui.screens.permission import PermissionScreen
-from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine, ToolCall
+from agent_cli.tui.turns import INTERRUPTED
+from agent_cli.tui.widgets.items import NoticeLine, ToolCall
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 
 

@@ -11,8 +11,8 @@ import pytest
 from agent_cli.loop.events import TextDelta, TurnFinished
 from agent_cli.model.config import MissingApiKey
 from agent_cli.session.resume import SessionError
-from agent_cli.tui.app import STARTING, SessionNotReady
-from agent_cli.tui.startup import startup_message
+from agent_cli.tui.app import STARTING
+from agent_cli.tui.startup import SessionNotReady, startup_message
 from agent_cli.tui.widgets.items import NoticeLine, UserMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession

@@ -8,7 +8,8 @@ from typing import Any
 
 from agent_cli.testing import Scenario, Turn, text
 from agent_cli.tui.banner import BANNER_TITLE
-from agent_cli.tui.widgets.items import AssistantMessage, NoticeLine
+from agent_cli.tui.widgets.items import NoticeLine
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve  # noqa: F401  (fixtures)
 

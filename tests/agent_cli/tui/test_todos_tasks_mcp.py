@@ -7,8 +7,8 @@ from typing import Any
 from agent_cli.loop.events import ToolFinished, ToolStarted, TurnFinished
 from agent_cli.session.port import BackgroundTaskView
 from agent_cli.slash.text import checklist
+from agent_cli.tui.todos import result_view, todo_items
 from agent_cli.tui.widgets.items import NoticeLine, ToolCall
-from agent_cli.tui.widgets.todos import result_view, todo_items
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.fakes import FakeSession
 from tools.builtin.todo import RESULT_MESSAGE, TodoWriteOutput

@@ -27,14 +27,14 @@ def _body(widget: ToolCall) -> str:
 
 def _record_progress(app: Any) -> list[ToolProgress]:
     seen: list[ToolProgress] = []
-    handle = app.handle_event
+    handle = app.event_view.handle
 
     async def recording(event: Any) -> None:
         if isinstance(event, ToolProgress):
             seen.append(event)
         await handle(event)
 
-    app.handle_event = recording
+    app.event_view.handle = recording
     return seen
 
 

@@ -12,9 +12,6 @@ from pathlib import Path
 
 def main() -> int:
     scenario_path, project = Path(sys.argv[1]), Path(sys.argv[2])
-    from agent_cli.boot.no_palette import skip_command_palette
-
-    skip_command_palette()  # as the real command does, before Textual is imported
     from agent_cli.options import RunOptions
     from agent_cli.session.agent_session import AgentSession
     from agent_cli.testing import Scenario, ScriptedServer

@@ -17,7 +17,6 @@ from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx, rules, wait_
 from tools.base import ProgressFn
 from tools.builtin.agent import (
     AGENT,
-    RUNNER_KEY,
     AgentDefinition,
     AgentOutput,
     AgentProgress,
@@ -25,7 +24,7 @@ from tools.builtin.agent import (
     SubagentRunner,
     render_agent_progress,
 )
-from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
+from tools.context import PermissionAnswer, PermissionResponse, ToolServices, ToolUseContext
 from tools.pipeline.executor import StreamingToolExecutor
 from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 
@@ -90,8 +89,7 @@ class ScriptedRunner:
 
 
 def _ctx(runner: Any, tmp_path: Path, **kw: Any) -> ToolUseContext:
-    extra = {RUNNER_KEY: runner} if runner is not None else {}
-    return make_ctx([AGENT], cwd=tmp_path, extra=extra, **kw)
+    return make_ctx([AGENT], cwd=tmp_path, services=ToolServices(subagent_runner=runner), **kw)
 
 
 def _call(call_id: str = "ag1", **inp: Any) -> ToolCall:

@@ -8,7 +8,12 @@ from permissions.types import PermissionMode
 from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx
 from tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE
 from tools.builtin.write import write_tool as WRITE
-from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
+from tools.context import (
+    ConversationState,
+    PermissionAnswer,
+    PermissionResponse,
+    ToolUseContext,
+)
 from tools.pipeline.executor import StreamingToolExecutor
 from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 
@@ -141,7 +146,10 @@ async def test_plan_modifiers_are_pure(tmp_path: Path) -> None:
     # applying the same modifiers again (the loop replays them on the live context) is safe
     assert exit_plan_modifier(planned).permissions.mode is PermissionMode.ACCEPT_EDITS
     assert exit_plan_modifier(planned).permissions.mode is PermissionMode.ACCEPT_EDITS
-    assert ctx.permissions.mode is PermissionMode.ACCEPT_EDITS and ctx.state.shared == {}
+    assert (
+        ctx.permissions.mode is PermissionMode.ACCEPT_EDITS
+        and ctx.state.conversation == ConversationState()
+    )
 
 
 async def test_a_deny_rule_on_exit_plan_mode_wins_over_the_prompt(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from tools.builtin.todo import (
     todos_from_messages,
 )
 from tools.context import (
+    ConversationState,
     PermissionAnswer,
     PermissionResponse,
     ToolUseContext,
@@ -46,19 +47,19 @@ async def test_valid_update_is_stored_and_returned_without_a_prompt(tmp_path: Pa
     out = await _write(ctx, TODOS)
     assert not out.is_error, out.tool_result
     assert out.tool_result["content"] == RESULT_MESSAGE
-    assert ctx.state.shared["todos"] == TODOS
+    assert ctx.state.conversation.todos == TODOS
     assert isinstance(out.output, TodoWriteOutput)
     assert out.output.old_todos == [] and out.output.new_todos == TODOS
     assert out.verdict is not None and out.verdict.reason == "updating the todo list"
     assert prompts.prompts == []
 
     # A second call replaces the list with a NEW object and reports the old one.
-    first = ctx.state.shared["todos"]
+    first = ctx.state.conversation.todos
     later = [dict(t, status="completed") for t in TODOS[:2]] + [dict(TODOS[2], status="pending")]
     out2 = await _write(ctx, later, "t2")
     assert not out2.is_error
     assert out2.output.old_todos == TODOS and out2.output.new_todos == later
-    assert ctx.state.shared["todos"] == later and ctx.state.shared["todos"] is not first
+    assert ctx.state.conversation.todos == later and ctx.state.conversation.todos is not first
     assert first == TODOS  # the earlier list was not mutated
 
 
@@ -69,7 +70,7 @@ async def test_two_in_progress_items_are_refused_and_the_list_is_kept(tmp_path: 
     out = await _write(ctx, two, "t2")
     assert out.is_error
     assert "exactly one may be in_progress" in out.tool_result["content"]
-    assert ctx.state.shared["todos"] == TODOS
+    assert ctx.state.conversation.todos == TODOS
     assert prompts.prompts == []
 
 
@@ -81,7 +82,7 @@ async def test_blank_content_and_a_bad_status_are_refused(tmp_path: Path) -> Non
     assert bad.is_error and "status" in bad.tool_result["content"]
     not_a_list = await run_tool_call(ToolCall("t3", "TodoWrite", {"todos": "buy milk"}), ctx)
     assert not_a_list.is_error
-    assert "todos" not in ctx.state.shared
+    assert ctx.state.conversation.todos is None
 
 
 async def test_older_fields_are_accepted(tmp_path: Path) -> None:
@@ -89,7 +90,7 @@ async def test_older_fields_are_accepted(tmp_path: Path) -> None:
     old_style = [{"id": "1", "content": "Ship it", "status": "pending", "priority": "high"}]
     out = await _write(ctx, old_style)
     assert not out.is_error, out.tool_result
-    assert ctx.state.shared["todos"] == old_style
+    assert ctx.state.conversation.todos == old_style
 
 
 async def test_all_completed_clears_the_stored_list_but_the_result_shows_it(
@@ -100,7 +101,7 @@ async def test_all_completed_clears_the_stored_list_but_the_result_shows_it(
     done = [dict(t, status="completed") for t in TODOS]
     out = await _write(ctx, done, "t2")
     assert out.output.new_todos == done
-    assert ctx.state.shared["todos"] == []
+    assert ctx.state.conversation.todos == []
 
 
 async def test_deny_rule_removes_it_from_the_pool_and_ask_rule_still_asks(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ async def test_deny_rule_removes_it_from_the_pool_and_ask_rule_still_asks(tmp_pa
     )
     out = await _write(ctx, TODOS)
     assert out.is_error and len(prompts.prompts) == 1
-    assert "todos" not in ctx.state.shared
+    assert ctx.state.conversation.todos is None
 
 
 async def test_runs_without_prompt_in_plan_and_dont_ask_modes(tmp_path: Path) -> None:
@@ -136,7 +137,7 @@ async def test_serial_calls_in_one_response_apply_in_order(tmp_path: Path) -> No
     executor.add(ToolCall("b", "TodoWrite", {"todos": TODOS[1:2]}))
     first, second = await executor.finish()
     assert second.output.old_todos == TODOS
-    assert ctx.state.shared["todos"] == TODOS[1:2]
+    assert ctx.state.conversation.todos == TODOS[1:2]
     assert not first.is_error
 
 
@@ -148,7 +149,7 @@ async def test_sub_agent_list_is_separate(tmp_path: Path) -> None:
     out = await _write(child, TODOS[2:], "c1")
     assert not out.is_error and out.output.old_todos == []
     assert current_todos(child) == TODOS[2:]
-    assert parent.state.shared["todos"] == TODOS  # the parent's list is untouched
+    assert parent.state.conversation.todos == TODOS  # the parent's list is untouched
     assert current_todos(parent) == TODOS
 
 
@@ -185,8 +186,8 @@ def test_restore_from_a_conversation_takes_the_last_successful_call() -> None:
     unanswered[-1]["content"] = []
     assert todos_from_messages(unanswered) is None
 
-    shared: dict[str, Any] = {"todos": [{"content": "stale"}], "todos_agent": "x"}
-    restore_todos(shared, messages)
-    assert shared == {"todos": TODOS, "todos_agent": None}
-    restore_todos(shared, [])
-    assert shared["todos"] == []
+    state = ConversationState(todos=[{"content": "stale"}], todos_owner="x")
+    restore_todos(state, messages)
+    assert state == ConversationState(todos=TODOS, todos_owner=None)
+    restore_todos(state, [])
+    assert state.todos == []

@@ -11,9 +11,8 @@ import pytest
 from agent_cli.testing import Match, Scenario, ScriptedServer, Turn, http_error, text
 from tests.tools.builtin.web_support import PageServer, side_model_for
 from tests.tools.pipeline_helpers import ScriptedPrompts, make_ctx, rules
-from tools.builtin._web_cache import CACHE_KEY, CACHE_TTL_S, PageCache
+from tools.builtin._web_cache import CACHE_TTL_S, PageCache
 from tools.builtin._web_http import (
-    LIMITS_KEY,
     FetchLimits,
     fetch_limits,
     is_loopback_host,
@@ -21,9 +20,8 @@ from tools.builtin._web_http import (
     upgrade_url,
 )
 from tools.builtin.web_fetch import WEB_FETCH, WebFetchOutput
-from tools.context import ToolUseContext
+from tools.context import ToolServices, ToolUseContext
 from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
-from tools.side_model import SIDE_MODEL_KEY
 
 FAST = "claude-haiku-4-5"
 
@@ -51,14 +49,19 @@ def _ctx(
     prompts: ScriptedPrompts | None = None,
     **kw: Any,
 ) -> ToolUseContext:
-    extra: dict[str, Any] = {LIMITS_KEY: limits or FetchLimits(timeout_s=10)}
-    if api is not None:
-        extra[SIDE_MODEL_KEY] = side_model_for(api)
+    services = ToolServices(
+        fetch_limits=limits or FetchLimits(timeout_s=10),
+        side_model=side_model_for(api) if api is not None else None,
+    )
     ctx = make_ctx(
-        (WEB_FETCH,), rule_set=rule_set, extra=extra, prompts=prompts or ScriptedPrompts(), **kw
+        (WEB_FETCH,),
+        rule_set=rule_set,
+        services=services,
+        prompts=prompts or ScriptedPrompts(),
+        **kw,
     )
     # A cache of the test's own: nothing leaks between tests, and the clock is the test's.
-    ctx.state.shared[CACHE_KEY] = PageCache(clock=clock or Clock())
+    ctx.state.conversation.web_cache = PageCache(clock=clock or Clock())
     return ctx
 
 
@@ -271,7 +274,7 @@ async def test_usage_of_the_fast_model_is_counted(pages: PageServer) -> None:
     usage: list[Any] = []
     with ScriptedServer(Scenario.of(Turn([text("ok")], input_tokens=321))) as api:
         ctx = _ctx(api)
-        ctx.options.extra[SIDE_MODEL_KEY] = side_model_for(api, usage=usage)
+        ctx.options.services.side_model = side_model_for(api, usage=usage)
         await _fetch(ctx, pages.url("/page"))
     assert [(m, u.input) for m, u in usage] == [(FAST, 321)]
 

@@ -21,12 +21,11 @@ from tests.tools.pipeline_helpers import (
     rules,
     simple_tool,
 )
-from tools.builtin._web_cache import CACHE_KEY, PageCache
+from tools.builtin._web_cache import PageCache
 from tools.builtin.web_fetch import WEB_FETCH
-from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
+from tools.context import PermissionAnswer, PermissionResponse, ToolServices, ToolUseContext
 from tools.pipeline.executor import StreamingToolExecutor
 from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
-from tools.side_model import SIDE_MODEL_KEY
 
 DOMAIN_RULE = RuleValue("WebFetch", "domain:127.0.0.1")
 
@@ -38,11 +37,11 @@ def pages() -> Iterator[PageServer]:
 
 
 def _ctx(api: ScriptedServer | None, prompts: ScriptedPrompts, **kw: Any) -> ToolUseContext:
-    extra = {SIDE_MODEL_KEY: side_model_for(api)} if api is not None else {}
+    services = ToolServices(side_model=side_model_for(api) if api is not None else None)
     tools = (WEB_FETCH, simple_tool("Plain"))
     kw.setdefault("rule_set", rules(("Plain", "allow")))
-    ctx = make_ctx(tools, prompts=prompts, extra=extra, **kw)
-    ctx.state.shared[CACHE_KEY] = PageCache()
+    ctx = make_ctx(tools, prompts=prompts, services=services, **kw)
+    ctx.state.conversation.web_cache = PageCache()
     return ctx
 
 

@@ -33,23 +33,22 @@ from tests.tools.pipeline_helpers import (
 )
 from tools.base import build_tool
 from tools.builtin.web_search import SERVER_TOOL_TYPE, WEB_SEARCH, WebSearchOutput
-from tools.context import PermissionAnswer, PermissionResponse, ToolUseContext
+from tools.context import PermissionAnswer, PermissionResponse, ToolServices, ToolUseContext
 from tools.pipeline.executor import StreamingToolExecutor
 from tools.pipeline.steps import CallOutcome, ToolCall, run_tool_call
 from tools.registry import assemble_tool_pool
 from tools.result import ToolResult
-from tools.side_model import SIDE_MODEL_KEY
 
 MAIN = "claude-sonnet-4-5"
 ALLOW = rules(("WebSearch", "allow"))
 
 
 def _ctx(api: ScriptedServer | None, **kw: Any) -> ToolUseContext:
-    extra = {SIDE_MODEL_KEY: side_model_for(api)} if api is not None else {}
+    services = ToolServices(side_model=side_model_for(api) if api is not None else None)
     kw.setdefault("rule_set", ALLOW)
     kw.setdefault("prompts", ScriptedPrompts())
     tools = kw.pop("tools", (WEB_SEARCH,))
-    return make_ctx(tools, extra=extra, **kw)
+    return make_ctx(tools, services=services, **kw)
 
 
 async def _search(ctx: ToolUseContext, call_id: str = "s1", **inp: Any) -> CallOutcome:
@@ -211,7 +210,8 @@ class _NoInput(BaseModel):
 
 
 def _mark(c: ToolUseContext) -> ToolUseContext:
-    return replace(c, options=replace(c.options, extra={**c.options.extra, "marked": True}))
+    # A mark in a field WebSearch never reads.
+    return replace(c, options=replace(c.options, model="marked"))
 
 
 async def test_runs_in_a_parallel_batch_whose_modifiers_wait_for_the_batch() -> None:
@@ -223,7 +223,7 @@ async def test_runs_in_a_parallel_batch_whose_modifiers_wait_for_the_batch() -> 
     with ScriptedServer(Scenario.of(turn)) as api:
 
         async def opener(_inp: Any, ctx: ToolUseContext, _p: Any) -> ToolResult:
-            seen.append(ctx.options.extra.get("marked"))
+            seen.append(ctx.options.model or None)
             while not api.requests:  # the search's request has reached the server
                 await asyncio.sleep(0.01)
             api.gate("go").set()
@@ -243,5 +243,5 @@ async def test_runs_in_a_parallel_batch_whose_modifiers_wait_for_the_batch() -> 
     assert [o.tool_use_id for o in outcomes] == ["s1", "o1"]
     assert not outcomes[0].is_error, outcomes[0].tool_result
     assert any("gate go opened" in m for m in api.marks), api.marks
-    assert seen == [None] and ex.current_context.options.extra["marked"] is True
+    assert seen == [None] and ex.current_context.options.model == "marked"
     api.assert_done()

@@ -20,7 +20,6 @@ from tools.builtin.bash import BASH_TOOL
 from tools.builtin.worktree import (
     ENTER_WORKTREE,
     EXIT_WORKTREE,
-    WORKTREE_KEY,
     current_worktree,
 )
 from tools.builtin.write import write_tool
@@ -137,7 +136,7 @@ async def test_in_a_batch_the_calls_after_enter_and_exit_see_the_new_directory(
     bash = next(o for o in outcomes if o.tool_use_id == "b")
     assert str(wt) in bash.tool_result["content"]
     assert wt.is_dir()  # kept
-    assert WORKTREE_KEY not in ex.current_context.options.extra
+    assert current_worktree(ex.current_context) is None
 
 
 async def test_keep_returns_without_asking(repo: Path) -> None:
@@ -246,8 +245,8 @@ def test_an_existing_worktree_is_reentered_and_local_settings_follow(repo: Path)
 async def test_the_modifier_leaves_the_context_it_was_given_untouched(repo: Path) -> None:
     ctx = _ctx(repo)
     _out, inside = await _enter(ctx)
-    assert ctx.cwd == repo and WORKTREE_KEY not in ctx.options.extra
-    assert inside.options.extra is not ctx.options.extra
+    assert ctx.cwd == repo and current_worktree(ctx) is None
+    assert inside.options.services is not ctx.options.services
 
 
 class _ApproveEverything:
@@ -268,7 +267,8 @@ async def test_neither_the_classifier_nor_a_headless_run_discards_work(repo: Pat
     auto = replace(
         inside.with_mode(PermissionMode.AUTO),
         options=replace(
-            inside.options, extra={**inside.options.extra, "classifier": _ApproveEverything()}
+            inside.options,
+            services=replace(inside.options.services, classifier=_ApproveEverything()),
         ),
     )
     out = await _run(auto, "ExitWorktree", "t2", action="remove", discard_changes=True)

@@ -11,7 +11,7 @@ import pytest
 
 from permissions.types import Decision
 from tools.hooks.callbacks import HookConfigError, parse_callback_hooks
-from tools.hooks.runner import HookRunner
+from tools.hooks.runner import HookRunner, HookSession
 
 
 def runner(tmp_path: Path, hooks: Any, reply: Any, config: Any = None) -> tuple[HookRunner, list]:
@@ -21,7 +21,7 @@ def runner(tmp_path: Path, hooks: Any, reply: Any, config: Any = None) -> tuple[
         calls.append((cid, data, tool_use_id))
         return await reply(cid) if callable(reply) else reply
 
-    r = HookRunner(config, session_id="s1", transcript_path=None, cwd=tmp_path)
+    r = HookRunner(config, session=HookSession("s1", None, tmp_path))
     r.hook_callback = callback
     r.add_handlers(parse_callback_hooks(hooks, lambda m: None))
     return r, calls
@@ -131,7 +131,7 @@ async def test_block_on_failure_blocks_a_prompt_but_never_a_stop(tmp_path: Path)
 
 
 async def test_without_a_connected_program_a_guard_denies(tmp_path: Path) -> None:
-    r = HookRunner(None, session_id="s1", transcript_path=None, cwd=tmp_path)
+    r = HookRunner(None, session=HookSession("s1", None, tmp_path))
     r.add_handlers(parse_callback_hooks(guard(["cb_1"]), lambda m: None))
     assert (await pre(r)).decision == Decision.DENY
 

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 from permissions.types import Decision
-from tools.hooks.runner import HookRunner, public_permission_mode
+from tools.hooks.runner import HookRunner, HookSession, public_permission_mode
 
 
 def _runner(tmp_path: Path, command: str) -> HookRunner:
     config = {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}
-    return HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path)
+    return HookRunner(config, session=HookSession("s", None, tmp_path))
 
 
 async def test_hook_runs_under_sh_with_markers(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ async def test_a_hook_type_nerve_cannot_run_denies_what_it_guards(tmp_path: Path
         "PermissionRequest": [{"hooks": [{"type": "mcp_tool", "tool": "check"}]}],
         "Stop": [{"hooks": [{"type": "mcp_tool", "tool": "stop"}]}],
     }
-    r = HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path, notify=notes.append)
+    r = HookRunner(config, session=HookSession("s", None, tmp_path), notify=notes.append)
     assert (
         len(notes) == 3 and "cannot run in Nerve yet; every call it matches is denied" in notes[0]
     )

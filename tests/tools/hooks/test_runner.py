@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from permissions.types import Decision
-from tools.hooks.runner import HookRunner
+from tools.hooks.runner import HookRunner, HookSession
 from tools.hooks.types import HookRunnerProtocol
 
 _seq = count()
@@ -39,14 +39,9 @@ def conf(event: str, *commands: str, matcher: str | None = None, **extra: Any) -
     return {event: [group]}
 
 
-def make(tmp_path: Path, config: Any, **kw: Any) -> HookRunner:
-    return HookRunner(
-        config,
-        session_id="sess-1",
-        transcript_path=str(tmp_path / "sess-1.jsonl"),
-        cwd=tmp_path,
-        **kw,
-    )
+def make(tmp_path: Path, config: Any, project_dir: Path | None = None, **kw: Any) -> HookRunner:
+    session = HookSession("sess-1", str(tmp_path / "sess-1.jsonl"), tmp_path, project_dir)
+    return HookRunner(config, session=session, **kw)
 
 
 async def pre(runner: HookRunner, tool: str = "Bash", **tool_input: Any):  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ import pytest
 
 from permissions.types import Decision
 from tools.hooks.matcher import HookHandler, Matcher, parse_hooks_config
-from tools.hooks.runner import HookRunner
+from tools.hooks.runner import HookRunner, HookSession
 from tools.hooks.verdict import (
     Verdict,
     VerdictError,
@@ -87,7 +87,7 @@ def test_prompt_hooks_parse_with_their_fields_and_without_a_prompt_fail_closed()
 
 async def test_without_a_model_a_prompt_guard_denies(tmp_path: Path) -> None:
     config = {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "ok?"}]}]}
-    r = HookRunner(config, session_id="s", transcript_path=None, cwd=tmp_path)
+    r = HookRunner(config, session=HookSession("s", None, tmp_path))
     assert r.warnings == ()  # a prompt hook is a type Nerve runs
     out = await r.pre_tool_use(
         tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", permission_mode="default"

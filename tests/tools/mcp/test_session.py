@@ -94,7 +94,7 @@ async def test_mcp_prompt_is_a_slash_command_and_mcp_actions_change_the_pool(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agent_cli.frontends.print.slash import PrintSlashHost
-    from agent_cli.slash.custom import registry_for
+    from agent_cli.slash.builtin import registry_for
 
     token = f"prompts-{tmp_path.name}"
     _user_server(tmp_path, token)
@@ -145,7 +145,7 @@ async def test_project_servers_wait_for_approval_saved_in_local_settings(
     import subprocess
 
     from agent_cli.frontends.print.slash import PrintSlashHost
-    from agent_cli.slash.custom import registry_for
+    from agent_cli.slash.builtin import registry_for
 
     token = f"approve-{tmp_path.name}"
     demo = {"command": sys.executable, "args": [str(SERVERS / "demo_server.py"), token]}

@@ -31,6 +31,11 @@ class StepIn(BaseModel):
     mark: bool = False
 
 
+def _trail(ctx: ToolUseContext) -> tuple[str, ...]:
+    """The labels of the modifiers applied to ``ctx``, in order (``mark`` below)."""
+    return tuple(ctx.options.model.split())
+
+
 class Recorder:
     """Builds a parallel-safe tool ``Par`` and a serial tool ``Ser`` sharing one event log."""
 
@@ -46,7 +51,7 @@ class Recorder:
 
     async def call(self, inp: StepIn, ctx: ToolUseContext, _p: Any) -> ToolResult:
         self.log.append(f"start {inp.label}")
-        self.seen_trail[inp.label] = ctx.options.extra.get("trail", ())
+        self.seen_trail[inp.label] = _trail(ctx)
         self._ev(self._started, inp.label).set()
         try:
             if inp.wait_start:
@@ -63,8 +68,8 @@ class Recorder:
         label = inp.label
 
         def mark(c: ToolUseContext) -> ToolUseContext:
-            extra = {**c.options.extra, "trail": (*c.options.extra.get("trail", ()), label)}
-            return replace(c, options=replace(c.options, extra=extra))
+            # The trail of modifiers applied so far rides in a field no tool here reads.
+            return replace(c, options=replace(c.options, model=f"{c.options.model} {label}"))
 
         return ToolResult(f"done {label}", context_modifier=mark if inp.mark else None)
 
@@ -180,7 +185,7 @@ async def test_parallel_modifiers_queue_in_call_order_until_the_batch_ends() -> 
     await ex.finish()
     assert rec.seen_trail["a"] == () and rec.seen_trail["b"] == ()
     assert rec.seen_trail["c"] == ("a", "b")
-    assert ex.current_context.options.extra["trail"] == ("a", "b", "c")
+    assert _trail(ex.current_context) == ("a", "b", "c")
 
 
 async def test_abort_mid_batch_gives_exactly_one_result_per_call() -> None:

@@ -27,7 +27,7 @@ from tests.tools.pipeline_helpers import (
     rules,
     simple_tool,
 )
-from tools.context import PermissionAnswer, PermissionResponse
+from tools.context import PermissionAnswer, PermissionResponse, ToolServices
 from tools.pipeline.permission import REJECT_MESSAGE, REJECT_WITH_FEEDBACK
 from tools.pipeline.steps import run_tool_call
 from tools.pipeline.types import ToolCall
@@ -371,7 +371,7 @@ async def test_auto_mode_uses_the_classifier_verdict() -> None:
         ctx = make_ctx(
             [bash_like_tool(ran)],
             mode=PermissionMode.AUTO,
-            extra={"classifier": clf},
+            services=ToolServices(classifier=clf),
             prompts=ScriptedPrompts(),
         )
         outcome = await run_tool_call(bash("touch x"), ctx)
@@ -386,7 +386,7 @@ async def test_auto_mode_without_a_classifier_opinion_asks_the_user() -> None:
     ctx = make_ctx(
         [bash_like_tool()],
         mode=PermissionMode.AUTO,
-        extra={"classifier": ScriptedClassifier(None)},
+        services=ToolServices(classifier=ScriptedClassifier(None)),
         prompts=prompts,
     )
     outcome = await run_tool_call(bash("touch x"), ctx)
@@ -400,7 +400,7 @@ async def test_classifier_never_approves_an_ask_rule() -> None:
         [bash_like_tool()],
         mode=PermissionMode.AUTO,
         rule_set=rules(("Bash(git push:*)", "ask")),
-        extra={"classifier": clf},
+        services=ToolServices(classifier=clf),
         prompts=prompts,
     )
     outcome = await run_tool_call(bash("git push"), ctx)
@@ -487,7 +487,7 @@ async def test_classifier_judges_the_input_a_hook_rewrote(tmp_path: Path) -> Non
     ctx = make_ctx(
         [bash_like_tool(ran)],
         mode=PermissionMode.AUTO,
-        extra={"classifier": judge},
+        services=ToolServices(classifier=judge),
         prompts=ScriptedPrompts(),
         hooks=hooks,
     )
@@ -502,7 +502,7 @@ async def test_classifier_never_answers_a_hook_ask(tmp_path: Path) -> None:
     ctx = make_ctx(
         [bash_like_tool()],
         mode=PermissionMode.AUTO,
-        extra={"classifier": clf},
+        services=ToolServices(classifier=clf),
         prompts=prompts,
         hooks=pre_hook(tmp_path, decision("ask", "a human must look at this")),
     )
@@ -528,7 +528,9 @@ async def test_permission_denied_hook_fires_for_classifier_denials_only(tmp_path
     ctx = make_ctx(
         [bash_like_tool()],
         mode=PermissionMode.AUTO,
-        extra={"classifier": ScriptedClassifier(Verdict(Decision.DENY, "looks like exfiltration"))},
+        services=ToolServices(
+            classifier=ScriptedClassifier(Verdict(Decision.DENY, "looks like exfiltration"))
+        ),
         prompts=ScriptedPrompts(),
         hooks=hook_runner(tmp_path, config),
     )

@@ -18,7 +18,7 @@ from tests.tools.pipeline_helpers import (
     simple_tool,
 )
 from tools.base import build_tool
-from tools.context import ToolUseContext
+from tools.context import ToolServices, ToolUseContext
 from tools.errors import FatalError, InputError, ToolCancelled
 from tools.pipeline import steps as p
 from tools.pipeline.types import INTERRUPTED_MESSAGE, CallState, ToolCall
@@ -175,12 +175,13 @@ class RecordingClassifier:
 
 async def test_classifier_started_only_in_auto_mode_when_configured() -> None:
     clf = RecordingClassifier()
-    for mode, extra, started in (
-        (PermissionMode.DEFAULT, {"classifier": clf}, False),
-        (PermissionMode.AUTO, {}, False),
-        (PermissionMode.AUTO, {"classifier": clf}, True),
+    for mode, services, started in (
+        (PermissionMode.DEFAULT, ToolServices(classifier=clf), False),
+        (PermissionMode.AUTO, ToolServices(), False),
+        (PermissionMode.AUTO, ToolServices(classifier=clf), True),
     ):
-        st = state_for(make_ctx([simple_tool()], mode=mode, extra=extra), "Plain", {"text": "a"})
+        ctx = make_ctx([simple_tool()], mode=mode, services=services)
+        st = state_for(ctx, "Plain", {"text": "a"})
         await p.resolve_tool(st)
         await p.parse_input(st)
         await p.start_classifier(st)

@@ -23,8 +23,8 @@ import pytest
 import tools.process.containment as containment_mod
 from tests.tools.builtin.test_bash_support import live_marked, no_survivors  # noqa: F401
 from tools.hooks.process import run_process
-from tools.process.containment import Containment, close_scopes, containment, new_scope
-from tools.process.reaper import reap_orphans, sweep_own_marked
+from tools.process.containment import Containment, containment, new_scope
+from tools.process.reaper import close_scopes, reap_orphans, sweep_own_marked
 from tools.process.runner import bash_path, run_in_group
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="containment needs /proc")

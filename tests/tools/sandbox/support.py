@@ -17,8 +17,8 @@ import pytest
 from permissions.types import PermissionContext, PermissionMode, PermissionRule
 from tools.builtin.bash import BASH_TOOL, BashInput
 from tools.builtin.bash.format import BashOutput
-from tools.context import Callbacks, RuntimeState, ToolOptions, ToolUseContext
-from tools.sandbox import SANDBOX_KEY, SandboxConfig, SandboxSession, backend_for
+from tools.context import Callbacks, RuntimeState, ToolOptions, ToolServices, ToolUseContext
+from tools.sandbox import SandboxConfig, SandboxSession, backend_for
 
 __all__ = ["World", "needs_sandbox", "run_bash", "world_at"]
 
@@ -54,7 +54,7 @@ class World:
                 mode=self.mode, rules=self.rules, cwd=self.project, home=self.root / "home"
             ),
             options=ToolOptions(
-                session_dir=self.root / "session", extra={SANDBOX_KEY: self.session()}
+                session_dir=self.root / "session", services=ToolServices(sandbox=self.session())
             ),
             state=self.state,
             callbacks=self.callbacks,

@@ -1,6 +1,6 @@
 """The Bash shell's working directory: where the next command starts, and where it ended.
 
-The directory persists in ``ctx.state.shared["bash_cwd"]`` while it stays inside the working
+The directory persists in ``ctx.state.conversation.bash_cwd`` while it stays inside the working
 dirs (``ctx.permissions.working_dirs``); leaving them (or the directory disappearing) resets
 it to ``ctx.cwd`` with the notice "Shell cwd was reset to <dir>". The final directory of a
 command is reported by the script's trailer through a private pipe (:func:`cwd_channel`).
@@ -14,9 +14,8 @@ from pathlib import Path
 
 from tools.context import ToolUseContext
 
-__all__ = ["CWD_KEY", "current_cwd", "cwd_channel", "read_cwd", "settle_cwd"]
+__all__ = ["current_cwd", "cwd_channel", "read_cwd", "settle_cwd"]
 
-CWD_KEY = "bash_cwd"
 _CWD_FD_MIN = 200
 
 
@@ -27,13 +26,12 @@ def _inside(path: Path, dirs: tuple[Path, ...]) -> bool:
 
 def current_cwd(ctx: ToolUseContext) -> tuple[Path, list[str]]:
     """The shell's working directory for the next command, and any reset notice."""
-    stored = ctx.state.shared.get(CWD_KEY)
-    if stored is None:
+    path = ctx.state.conversation.bash_cwd
+    if path is None:
         return ctx.cwd, []
-    path = Path(stored)
     if path.is_dir() and _inside(path, ctx.permissions.working_dirs):
         return path, []
-    ctx.state.shared[CWD_KEY] = ctx.cwd
+    ctx.state.conversation.bash_cwd = ctx.cwd
     return ctx.cwd, [f"Shell cwd was reset to {ctx.cwd}"]
 
 
@@ -42,9 +40,9 @@ def settle_cwd(ctx: ToolUseContext, final: Path | None, notices: list[str]) -> P
     if final is None or not final.is_dir():
         return current_cwd(ctx)[0]
     if _inside(final, ctx.permissions.working_dirs):
-        ctx.state.shared[CWD_KEY] = final
+        ctx.state.conversation.bash_cwd = final
         return final
-    ctx.state.shared[CWD_KEY] = ctx.cwd
+    ctx.state.conversation.bash_cwd = ctx.cwd
     notices.append(f"Shell cwd was reset to {ctx.cwd}")
     return ctx.cwd
 

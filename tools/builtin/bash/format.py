@@ -12,10 +12,11 @@ tail (the error) matters most.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.messages import ImageBlock, ResultBlock, text_block
 from tools.process.output import OutputCollector, clean_text
 
 __all__ = [
@@ -76,15 +77,15 @@ class BashOutput(BaseModel):
         return lines
 
 
-def bash_to_content(data: Any) -> str | list[dict[str, Any]]:
+def bash_to_content(data: Any) -> str | list[ResultBlock]:
     """Render a :class:`BashOutput` (or any other value) as tool_result content."""
     if not isinstance(data, BashOutput):
         return data if isinstance(data, str) else str(data)
     status = data.status_lines()
     if data.image is not None:
-        blocks: list[dict[str, Any]] = [data.image]
+        blocks: list[ResultBlock] = [cast(ImageBlock, data.image)]  # a pydantic field's dict
         if status:
-            blocks.append({"type": "text", "text": "\n".join(status)})
+            blocks.append(text_block("\n".join(status)))
         return blocks
     body = data.output.rstrip("\n")
     if not body and not status:

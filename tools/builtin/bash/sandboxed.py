@@ -1,8 +1,8 @@
 """Bash in the OS sandbox, when the session has one on (``tools.sandbox``).
 
-:func:`run_command` runs a foreground command through the runner either confined (bubblewrap:
-no cgroup scope needed, its PID namespace holds every descendant) or as before; the proxy asks
-the user about new domains through the normal permission prompt. :func:`start_task` does the
+:func:`run_command` runs a foreground command (a :class:`Foreground`) through the runner
+either confined (bubblewrap: no cgroup scope needed, its PID namespace holds every descendant)
+or as before; the proxy asks the user about new domains through the normal permission prompt. :func:`start_task` does the
 same for a background task, which cannot ask: a new domain is refused and noted on the task.
 
 Around every sandboxed command, foreground or background, the session's ``GitlinkGuard``
@@ -26,13 +26,14 @@ from typing import Any
 from config.safe_git import pin_git_env
 from permissions.types import Decision, PermissionMode, ReasonKind, RuleValue, Verdict
 from tools.context import PermissionAnswer, PermissionPrompt, ToolUseContext
-from tools.process.runner import RunOutcome, run_in_group
+from tools.process.runner import RunOutcome, SpawnOptions, run_in_group
+from tools.records import datarecord
 from tools.sandbox import SandboxSession, get_sandbox
 from tools.sandbox.gitlinks import begin_watch, end_watch
 from tools.sandbox.proxy import AskAnswer, DomainGate, NetworkAsk
 from tools.sandbox.readrules import denied_reads
 
-__all__ = ["run_command", "session_env", "start_task"]
+__all__ = ["Foreground", "run_command", "session_env", "start_task"]
 
 
 def session_env(ctx: ToolUseContext) -> dict[str, str]:
@@ -85,39 +86,50 @@ def _gate(
     )
 
 
-async def run_command(
-    argv: list[str],
-    *,
-    ctx: ToolUseContext,
-    command: str,
-    disable: bool,
-    cwd: Path,
-    on_data: Callable[[bytes], None],
-    timeout_s: float,
-    pass_fds: tuple[int, ...],
-    notices: list[str],
-) -> RunOutcome:
-    """Run ``argv`` (``bash -c``) sandboxed if the session's sandbox confines ``command``."""
+@datarecord(frozen=True, slots=True)
+class Foreground:
+    """A foreground command as the runner takes it, before the sandbox (if any) wraps it."""
+
+    argv: list[str]  # ``bash -c`` and the script
+    cwd: Path
+    on_data: Callable[[bytes], None]
+    timeout_s: float
+    pass_fds: tuple[int, ...] = ()  # inherited by the command (the cwd channel)
+
+
+def _confining(
+    ctx: ToolUseContext, command: str, disable: bool, notices: list[str]
+) -> SandboxSession | None:
+    """The session's sandbox if it confines ``command`` (its notice, if any, to ``notices``)."""
     sandbox = get_sandbox(ctx)
     conf = sandbox.confinement(command, disable) if sandbox is not None else None
     if conf is not None and conf.notice:
         notices.append(conf.notice)
     if sandbox is None or conf is None or not conf.sandboxed:
+        return None
+    return sandbox
+
+
+async def run_command(
+    foreground: Foreground, *, ctx: ToolUseContext, command: str, disable: bool, notices: list[str]
+) -> RunOutcome:
+    """Run ``foreground`` sandboxed if the session's sandbox confines ``command``."""
+    sandbox = _confining(ctx, command, disable, notices)
+    if sandbox is None:
         return await run_in_group(
-            argv,
-            cwd=cwd,
-            on_data=on_data,
-            timeout_s=timeout_s,
+            foreground.argv,
+            cwd=foreground.cwd,
+            on_data=foreground.on_data,
+            timeout_s=foreground.timeout_s,
             abort=ctx.abort,
-            env=session_env(ctx),
-            pass_fds=pass_fds,
+            spawn=SpawnOptions(env=session_env(ctx), pass_fds=foreground.pass_fds),
         )
     reads = await asyncio.to_thread(denied_reads, ctx.permissions)
-    watch = await begin_watch(sandbox.gitlinks, [cwd, *ctx.permissions.working_dirs])
+    watch = await begin_watch(sandbox.gitlinks, [foreground.cwd, *ctx.permissions.working_dirs])
     try:
         run = sandbox.prepare(
-            argv,
-            cwd=cwd,
+            foreground.argv,
+            cwd=foreground.cwd,
             working_dirs=ctx.permissions.working_dirs,
             env=session_env(ctx),
             gate=_gate(ctx, sandbox, command, background=False),
@@ -127,15 +139,17 @@ async def run_command(
         try:
             return await run_in_group(
                 run.argv,
-                cwd=cwd,
-                on_data=on_data,
-                timeout_s=timeout_s,
+                cwd=foreground.cwd,
+                on_data=foreground.on_data,
+                timeout_s=foreground.timeout_s,
                 abort=ctx.abort,
-                env=run.env,
-                pass_fds=(*pass_fds, *run.pass_fds),
-                scope_kind=None,  # the PID namespace holds every descendant
-                after_spawn=run.after_spawn,
-                pid_namespace=True,
+                spawn=SpawnOptions(
+                    env=run.env,
+                    pass_fds=(*foreground.pass_fds, *run.pass_fds),
+                    scope_kind=None,  # the PID namespace holds every descendant
+                    after_spawn=run.after_spawn,
+                    pid_namespace=True,
+                ),
             )
         finally:
             await run.cleanup()
@@ -159,11 +173,8 @@ async def start_task(
     from tools.process.runner import bash_path
 
     manager = get_manager(ctx)
-    sandbox = get_sandbox(ctx)
-    conf = sandbox.confinement(command, disable) if sandbox is not None else None
-    if conf is not None and conf.notice:
-        notices.append(conf.notice)
-    if sandbox is None or conf is None or not conf.sandboxed:
+    sandbox = _confining(ctx, command, disable, notices)
+    if sandbox is None:
         return await manager.start(command, cwd=cwd, env=session_env(ctx), description=description)
     reads = await asyncio.to_thread(denied_reads, ctx.permissions)
     guard = sandbox.gitlinks

@@ -20,12 +20,14 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from tools.context import content_hash
+from tools.records import datarecord
 
 __all__ = [
     "MAX_SED_FILE_BYTES",
@@ -57,7 +59,7 @@ class StaleSedEdit(Exception):
     """The file changed (or the command no longer matches) since the preview: nothing written."""
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class SedEdit:
     """A parsed simple in-place sed substitution."""
 
@@ -112,31 +114,60 @@ def _valid_script(script: str) -> bool:
             i += 1
         if i >= n:
             return count > 0
-        if script[i] != "s" or i + 1 >= n:
+        end = _substitution_end(script, i)
+        if end is None:
             return False
-        delim = script[i + 1]
-        if delim.isalnum() or delim in " \t\n\\":
-            return False
-        i += 2
-        for _part in range(2):  # pattern, replacement
-            while True:
-                if i >= n or script[i] == "\n":
-                    return False
-                if script[i] == "\\":
-                    if i + 1 >= n or script[i + 1] == "\n":
-                        return False
-                    i += 2
-                    continue
-                i += 1
-                if script[i - 1] == delim:
-                    break
-        while i < n and script[i] in _S_FLAGS:
-            i += 1
-        while i < n and script[i] in " \t":
-            i += 1
-        if i < n and script[i] not in ";\n":
-            return False
-        count += 1
+        i, count = end, count + 1
+
+
+def _substitution_end(script: str, i: int) -> int | None:
+    """Where the ``s`` command at ``i`` ends (past its flags and blanks, at a ``;``, a newline
+    or the end), or None if it is not a safe substitution."""
+    n = len(script)
+    if script[i] != "s" or i + 1 >= n:
+        return None
+    delim = script[i + 1]
+    if delim.isalnum() or delim in " \t\n\\":
+        return None
+    end = _part_end(script, i + 2, delim)  # the pattern
+    if end is not None:
+        end = _part_end(script, end, delim)  # the replacement
+    if end is None:
+        return None
+    while end < n and script[end] in _S_FLAGS:
+        end += 1
+    while end < n and script[end] in " \t":
+        end += 1
+    if end < n and script[end] not in ";\n":
+        return None
+    return end
+
+
+def _part_end(script: str, i: int, delim: str) -> int | None:
+    """Just past the ``delim`` that closes the part starting at ``i`` (backslash escapes
+    skipped), or None if the line ends first."""
+    n = len(script)
+    while True:
+        if i >= n or script[i] == "\n":
+            return None
+        if script[i] == "\\":
+            if i + 1 >= n or script[i + 1] == "\n":
+                return None
+            i += 2
+            continue
+        i += 1
+        if script[i - 1] == delim:
+            return i
+
+
+@datarecord(slots=True)
+class _SedArgs:
+    """The words after ``sed``, sorted: scripts, file operands and the two flags that matter."""
+
+    scripts: list[str] = field(default_factory=list)
+    positional: list[str] = field(default_factory=list)
+    in_place: bool = False
+    extended: bool = False
 
 
 def parse_sed_edit(command: str) -> SedEdit | None:
@@ -144,42 +175,56 @@ def parse_sed_edit(command: str) -> SedEdit | None:
     words = _words(command.strip())
     if not words or words[0] != "sed":
         return None
-    scripts: list[str] = []
-    positional: list[str] = []
-    in_place = extended = False
-    args = iter(words[1:])
-    options_done = False
-    for word in args:
-        if options_done or not word.startswith("-") or word == "-":
-            positional.append(word)
-        elif word == "--":
-            options_done = True
-        elif word in ("--in-place",):
-            in_place = True
-        elif word in ("--regexp-extended",):
-            extended = True
-        elif word.startswith("--expression="):
-            scripts.append(word.removeprefix("--expression="))
-        elif word in ("-e", "--expression"):
-            nxt = next(args, None)
-            if nxt is None:
-                return None
-            scripts.append(nxt)
-        elif not word.startswith("--") and set(word[1:]) <= {"E", "r", "i"}:
-            # ``-Ei`` is -E and -i; ``-iE`` would be -i with backup suffix "E" (not simulated).
-            if "i" in word[1:-1]:
-                return None
-            in_place = in_place or word.endswith("i")
-            extended = extended or any(ch in "Er" for ch in word[1:])
-        else:
-            return None
+    parsed = _parse_args(words[1:])
+    if parsed is None:
+        return None
+    scripts, positional = parsed.scripts, parsed.positional
     if not scripts and positional:
         scripts.append(positional.pop(0))
-    if not in_place or len(positional) != 1 or not scripts:
+    if not parsed.in_place or len(positional) != 1 or not scripts:
         return None
     if not all(_valid_script(s) for s in scripts):
         return None
-    return SedEdit(file=positional[0], scripts=tuple(scripts), extended=extended)
+    return SedEdit(file=positional[0], scripts=tuple(scripts), extended=parsed.extended)
+
+
+def _parse_args(words: list[str]) -> _SedArgs | None:
+    """The arguments, or None if any option is one this parser does not simulate."""
+    parsed = _SedArgs()
+    args = iter(words)
+    for word in args:
+        if word == "--":
+            parsed.positional += args  # options end: the rest are operands
+        elif not word.startswith("-") or word == "-":
+            parsed.positional.append(word)
+        elif not _take_option(parsed, word, args):
+            return None
+    return parsed
+
+
+def _take_option(parsed: _SedArgs, word: str, args: Iterator[str]) -> bool:
+    """Apply option ``word`` (taking its value from ``args`` when it has one); False if it is
+    not one this parser simulates."""
+    if word == "--in-place":
+        parsed.in_place = True
+    elif word == "--regexp-extended":
+        parsed.extended = True
+    elif word.startswith("--expression="):
+        parsed.scripts.append(word.removeprefix("--expression="))
+    elif word in ("-e", "--expression"):
+        script = next(args, None)
+        if script is None:
+            return False
+        parsed.scripts.append(script)
+    elif not word.startswith("--") and set(word[1:]) <= {"E", "r", "i"}:
+        # ``-Ei`` is -E and -i; ``-iE`` would be -i with backup suffix "E" (not simulated).
+        if "i" in word[1:-1]:
+            return False
+        parsed.in_place = parsed.in_place or word.endswith("i")
+        parsed.extended = parsed.extended or any(ch in "Er" for ch in word[1:])
+    else:
+        return False
+    return True
 
 
 def _regular_file(path: Path) -> bool:

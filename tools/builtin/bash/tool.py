@@ -1,7 +1,7 @@
 """The Bash tool: run a command in a fresh ``bash -c`` with a persistent working directory.
 
 Each call is a fresh bash (no login shell, no rc files; exported variables do not persist).
-The working directory persists in ``ctx.state.shared["bash_cwd"]`` as long as it stays inside
+The working directory persists in ``ctx.state.conversation.bash_cwd`` as long as it stays inside
 the working dirs; leaving them resets it to ``ctx.cwd`` with the notice "Shell cwd was reset to
 <dir>". The final directory is found by a trailer appended to the script on its own line
 (``__nerve_rc=$?; builtin pwd -P >&<fd>; builtin exit $__nerve_rc``, where ``<fd>`` is the
@@ -35,7 +35,7 @@ from tools.builtin.bash.format import (
     format_size,
 )
 from tools.builtin.bash.images import MAX_IMAGE_BYTES, image_block, sniff_image
-from tools.builtin.bash.sandboxed import run_command, start_task
+from tools.builtin.bash.sandboxed import Foreground, run_command, start_task
 from tools.context import ToolUseContext
 from tools.process.output import BashProgress, OutputCollector, new_spool_path, spool_dir
 from tools.process.runner import bash_path
@@ -238,15 +238,18 @@ async def _run_foreground(
     )
     collector = OutputCollector(spool_path_factory=spool_path, on_progress=on_progress)
     try:
-        outcome = await run_command(
+        foreground = Foreground(
             [bash_path(), "-c", script],
-            ctx=ctx,
-            command=inp.command,
-            disable=inp.dangerouslyDisableSandbox,
             cwd=cwd,
             on_data=collector.feed,
             timeout_s=(inp.timeout or DEFAULT_TIMEOUT_MS) / 1000,
             pass_fds=(cwd_w,),
+        )
+        outcome = await run_command(
+            foreground,
+            ctx=ctx,
+            command=inp.command,
+            disable=inp.dangerouslyDisableSandbox,
             notices=notices,
         )
         collector.finish()

@@ -15,7 +15,8 @@ from textual.widgets import Static
 from agent_cli.testing import Match, Scenario, Turn, text, tool_use
 from agent_cli.tui.screens.permission import PermissionScreen
 from agent_cli.tui.screens.question import QuestionScreen
-from agent_cli.tui.widgets.items import AssistantMessage, ToolCall
+from agent_cli.tui.widgets.items import ToolCall
+from agent_cli.tui.widgets.markdown import AssistantMessage
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve
 from tests.tools.builtin.web_support import PageServer

@@ -78,6 +78,7 @@ async def test_yes_records_trust_and_the_session_has_the_projects_allow_rule(
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), timeout=10)
         assert not app.session_ready  # asked before the session is built
         screen = app.screen
+        await wait_for(pilot, lambda: screen.query("Static"))  # pushed, then composed
         shown = " ".join(str(w.render()) for w in screen.query("Static"))
         assert "Do you trust the files in this folder?" in shown
         assert str(project) in shown and "1 allow rule" in shown

@@ -79,7 +79,7 @@ def test_a_huge_code_block_is_closed_and_reopened_with_its_language() -> None:
 async def test_the_app_streams_a_huge_code_block_into_parts_that_each_render_as_code(
     session: FakeSession, make_app: Any
 ) -> None:
-    from agent_cli.tui.widgets.items import MarkdownText
+    from agent_cli.tui.widgets.markdown import MarkdownText
     from agent_cli.tui.widgets.settled import SettledParts
 
     body = "".join(f"value_{i} = {i}\n" for i in range(2000))

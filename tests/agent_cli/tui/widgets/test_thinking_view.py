@@ -11,8 +11,8 @@ from typing import Any
 from agent_cli.options import RunOptions
 from agent_cli.testing import Match, Scenario, Turn, redacted_thinking, text, thinking, tool_use
 from agent_cli.tui.widgets.conversation import Entry, entries_from_messages
-from agent_cli.tui.widgets.items import AssistantMessage, ToolCall, UserMessage
-from agent_cli.tui.widgets.markdown import MarkdownText
+from agent_cli.tui.widgets.items import ToolCall, UserMessage
+from agent_cli.tui.widgets.markdown import AssistantMessage, MarkdownText
 from agent_cli.tui.widgets.thinking import COLLAPSED, REDACTED, ThinkingLine
 from tests.agent_cli.tui.conftest import SIZE, wait_for
 from tests.agent_cli.tui.test_real_session import _app, project, serve

@@ -2,10 +2,10 @@
 
 Write, Edit and NotebookEdit record what they wrote in the read-file state, so the next Edit
 needs no new Read. A formatter hook (``ruff format``, ``prettier --write``) changes the file
-right after, and the next Edit would refuse it as changed since read. So the pipeline notes the
-record before the PostToolUse hooks run and, after them, when the file now differs and nobody
-else recorded it meanwhile, records the new content and tells the model (a system reminder with
-the change). Only the hooks' own window is absorbed: a change made later, by anyone, still makes
+right after, and the next Edit would refuse it as changed since read. So the pipeline's step 12
+(``pipeline.hooks``) notes the record before the PostToolUse hooks run and, after them, when the
+file now differs and nobody else recorded it meanwhile, records the new content and tells the
+model (a system reminder with the change). Only the hooks' own window is absorbed: a change made later, by anyone, still makes
 Edit refuse.
 """
 
@@ -14,12 +14,13 @@ from __future__ import annotations
 import difflib
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from permissions.types import ToolKind
 from tools.context import ReadFileState, ReadRecord, content_hash
-from tools.pipeline.types import CallState, system_reminder
+from tools.messages import system_reminder
+from tools.pipeline.types import CallState
+from tools.records import datarecord
 
 __all__ = [
     "MAX_DIFF_CHARS",
@@ -32,7 +33,7 @@ __all__ = [
 MAX_DIFF_CHARS = 4_000
 
 
-@dataclass(frozen=True, slots=True)
+@datarecord(frozen=True, slots=True)
 class WrittenFile:
     """The record a file-writing tool left, taken before the PostToolUse hooks run."""
 
