@@ -25,14 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tools.process.reaper import (  # noqa: E402
+from tools.process.owners import (  # noqa: E402
     OWNER_PID_ENV,
     OWNER_START_ENV,
     Owner,
     read_stat,
-    reap_orphans,
     self_owner,
 )
+from tools.process.reaper import reap_orphans  # noqa: E402
 
 RUNS = 30
 

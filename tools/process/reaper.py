@@ -45,17 +45,11 @@ from pathlib import Path
 
 from tools.process.containment import close_scopes_now, kill_cgroup_tree
 from tools.process.owners import (
-    OWNER_PID_ENV,
-    OWNER_START_ENV,
     Owner,
     ProcInfo,
     ancestors,
-    forget_own_lease,
     lease_dir,
     marker,
-    note_group,
-    note_scope_root,
-    owner_env,
     read_stat,
     scan_procs,
     self_owner,
@@ -63,19 +57,9 @@ from tools.process.owners import (
 from tools.records import datarecord
 
 __all__ = [
-    "OWNER_PID_ENV",
-    "OWNER_START_ENV",
-    "Owner",
-    "ProcInfo",
+    "GRACE_S",
     "close_scopes",
-    "forget_own_lease",
-    "lease_dir",
-    "note_group",
-    "note_scope_root",
-    "owner_env",
-    "read_stat",
     "reap_orphans",
-    "self_owner",
     "start_reaper",
     "sweep_own_marked",
 ]

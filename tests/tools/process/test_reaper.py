@@ -15,17 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from tools.process.reaper import (
+from tools.process.owners import (
     OWNER_PID_ENV,
     OWNER_START_ENV,
     Owner,
     note_group,
     owner_env,
     read_stat,
-    reap_orphans,
     self_owner,
-    start_reaper,
 )
+from tools.process.reaper import reap_orphans, start_reaper
 from tools.process.runner import bash_path, run_in_group
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="the reaper needs /proc")
@@ -37,7 +36,7 @@ SCRUB = f"/usr/bin/env -u {OWNER_PID_ENV} -u {OWNER_START_ENV}"
 # records the group in its lease (the same calls the Bash tool makes), then waits to be killed.
 MINI_OWNER = """
 import subprocess, sys, time
-from tools.process.reaper import note_group, owner_env
+from tools.process.owners import note_group, owner_env
 proc = subprocess.Popen(["bash", "-c", sys.argv[1]], env=owner_env(), start_new_session=True)
 note_group(proc.pid)
 print(proc.pid, flush=True)
