@@ -9,8 +9,9 @@
    real ``nerve`` command (no arguments) on a pty, median of 5, via the app's bench hook
    (``NERVE_BENCH_FIRST_FRAME``, see ``agent_cli/tui/bench_hook.py``). Also the TUI alone over a
    stub session, and the list of modules loaded at the first frame (``--imports``).
-2. Streaming: N tokens of Markdown at 500 tokens/s through ``NerveApp.handle_event``; the
-   backlog (deltas produced but not yet rendered) is sampled every 0.25 s.
+2. Streaming: N tokens of Markdown at 500 tokens/s through ``EventView.handle``
+   (``agent_cli/tui/event_view.py``); the backlog (deltas produced but not yet rendered) is
+   sampled every 0.25 s.
 3. Opening a 2,000-message conversation via /resume: time to the first rendered frame, the
    time to mount an older window when scrolled to the top, and the process RSS.
 """

@@ -8,7 +8,7 @@ they are made: ~6% of ``nerve -p``'s CPU time. The ``nerve`` process pauses it f
 start-up made (``gc.freeze``: later collections do not walk it again) and turns it back on.
 Only the real command pauses it (``agent_cli.cli.main`` without arguments), never a caller's
 process; :func:`resume` is a no-op when nothing was paused; a start-up that fails resumes too
-(the app's ``session_failed`` path, ``cli.main`` on every way out).
+(the session starter's ``failed`` callback, ``cli.main`` on every way out).
 """
 
 from __future__ import annotations
