@@ -145,10 +145,7 @@ def _absorb(state: CallState, out: Any, event: str) -> None:
     for text in out.additional_context:
         state.post_messages.append(system_reminder(f"{event}:{name} hook: {text}"))
     for text in out.system_messages:
-        try:
-            state.ctx.callbacks.notify(text)
-        except Exception:
-            pass
+        _notify(state, text)
     if out.stop:
         state.stop(out.stop_reason or f"stopped by a {event} hook")
 
